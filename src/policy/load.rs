@@ -1,0 +1,273 @@
+//! Loading: TOML text → compiled [`Policy`], or every error with its place.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use miette::{NamedSource, SourceSpan};
+use regex::RegexBuilder;
+use toml::Spanned;
+
+use super::error::PolicyError;
+use super::raw::{RawPolicy, RawRule};
+use super::rule::{ProgramMatcher, Rule, glob, glob_set};
+use super::{Decision, Policy, PolicyTest};
+
+fn span_of<T>(s: &Spanned<T>) -> SourceSpan {
+    let r = s.span();
+    SourceSpan::from(r.start..r.end)
+}
+
+/// Near-miss suggestion for an unknown key.
+fn did_you_mean(message: &str) -> String {
+    const KEYS: &[&str] = &[
+        "default", "safe_env", "rule", "test", "sandbox", "id", "decision", "reason", "command", "args",
+        "args_any", "forbid_args", "require_flags", "forbid_flags", "abbrev", "double_dash", "pattern", "regex",
+        "redirect", "redirect_kind", "input_from", "match", "not_match", "expect", "why", "read_only",
+        "read_write", "network",
+    ];
+    let Some(found) = message.split('`').nth(1) else {
+        return "see docs/policy.md for the keys a policy may use".into();
+    };
+    let best = KEYS
+        .iter()
+        .map(|k| (strsim_distance(found, k), k))
+        .min_by_key(|(d, _)| *d)
+        .filter(|(d, _)| *d <= 2 && !found.is_empty());
+    match best {
+        Some((_, k)) if message.contains("unknown field") => format!("did you mean `{k}`?"),
+        _ if message.contains("unknown variant") => "expected `allow`, `ask` or `deny`".into(),
+        _ => "see docs/policy.md for the keys a policy may use".into(),
+    }
+}
+
+/// Levenshtein distance (small strings only).
+fn strsim_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev.get(j).copied().unwrap_or(0) + usize::from(ca != *cb);
+            let del = prev.get(j + 1).copied().unwrap_or(0) + 1;
+            let ins = cur.get(j).copied().unwrap_or(0) + 1;
+            cur.push(sub.min(del).min(ins));
+        }
+        prev = cur;
+    }
+    prev.last().copied().unwrap_or(0)
+}
+
+/// Parses and compiles one policy file.
+///
+/// # Errors
+/// Every mistake found, as a [`PolicyError`] (several are wrapped in `Many`).
+pub fn load_str(text: &str, path: &str, layer: &str) -> Result<Policy, PolicyError> {
+    let src = NamedSource::new(path, Arc::<str>::from(text));
+    let raw: RawPolicy = toml::from_str(text).map_err(|e| PolicyError::Syntax {
+        message: e.message().trim().to_owned(),
+        help: did_you_mean(e.message()),
+        src: src.clone(),
+        at: e.span().map(SourceSpan::from),
+    })?;
+    let mut errors = Vec::new();
+    let mut rules = Vec::new();
+    let mut seen: HashMap<String, ()> = HashMap::new();
+    for raw_rule in raw.rules {
+        let raw_rule = raw_rule.into_inner();
+        if seen.insert(raw_rule.id.get_ref().clone(), ()).is_some() {
+            errors.push(PolicyError::DuplicateRuleId {
+                id: raw_rule.id.get_ref().clone(),
+                src: src.clone(),
+                at: span_of(&raw_rule.id),
+            });
+            continue;
+        }
+        match compile_rule(&raw_rule, layer, &src) {
+            Ok(rule) => rules.push((rule, raw_rule)),
+            Err(e) => errors.extend(e),
+        }
+    }
+    let tests = raw
+        .tests
+        .into_iter()
+        .map(|t| {
+            let span = span_of(&t);
+            let t = t.into_inner();
+            PolicyTest { command: t.command, expect: t.expect, why: t.why, span: Some((span.offset(), span.len())) }
+        })
+        .collect();
+    let mut policy = Policy::from_parts(
+        rules.iter().map(|(r, _)| r.clone()).collect(),
+        raw.default.map(|d| d.into_inner()),
+        raw.safe_env,
+        tests,
+        raw.sandbox,
+    );
+    policy.sources.push(path.to_owned());
+    // Rules carry their own examples: check them against this file alone.
+    for (rule, raw_rule) in &rules {
+        for ex in &raw_rule.match_examples {
+            if !policy.rule_matches_example(&rule.id, ex.get_ref()) {
+                errors.push(PolicyError::ExampleFails {
+                    rule: rule.id.clone(),
+                    example: ex.get_ref().clone(),
+                    problem: "does not match the rule",
+                    src: src.clone(),
+                    at: span_of(ex),
+                });
+            }
+        }
+        for ex in &raw_rule.not_match {
+            if policy.rule_matches_example(&rule.id, ex.get_ref()) {
+                errors.push(PolicyError::ExampleFails {
+                    rule: rule.id.clone(),
+                    example: ex.get_ref().clone(),
+                    problem: "matches the rule but is listed in `not_match`",
+                    src: src.clone(),
+                    at: span_of(ex),
+                });
+            }
+        }
+    }
+    match errors.len() {
+        0 => Ok(policy),
+        1 => Err(errors.remove(0)),
+        _ => Err(PolicyError::Many { path: path.to_owned(), errors }),
+    }
+}
+
+fn compile_rule(raw: &RawRule, layer: &str, src: &NamedSource<Arc<str>>) -> Result<Rule, Vec<PolicyError>> {
+    let id = raw.id.get_ref().clone();
+    let mut errors = Vec::new();
+    let invalid = |field: &'static str, message: String, help: &str, at: SourceSpan| PolicyError::Invalid {
+        rule: id.clone(),
+        field,
+        message,
+        help: help.to_owned(),
+        src: src.clone(),
+        at,
+    };
+    let program = match &raw.command {
+        None => ProgramMatcher::Any,
+        Some(c) => {
+            let names = c.get_ref().clone().into_vec();
+            if names.iter().any(|n| n.contains(['*', '?', '{'])) {
+                match glob_set(&names) {
+                    Ok(set) => ProgramMatcher::Glob(names, set),
+                    Err(e) => {
+                        errors.push(invalid("command", e.to_string(), "write a glob such as `git*`", span_of(c)));
+                        ProgramMatcher::Any
+                    }
+                }
+            } else {
+                ProgramMatcher::Exact(names)
+            }
+        }
+    };
+    let mut args = Vec::new();
+    let mut args_text = Vec::new();
+    if let Some(a) = &raw.args {
+        let items = match a.get_ref().clone() {
+            super::raw::OneOrMany::Many(v) => v,
+            super::raw::OneOrMany::One(s) => match shell_words::split(&s) {
+                Ok(v) => v,
+                Err(e) => {
+                    errors.push(invalid("args", e.to_string(), "quote arguments the way a shell would", span_of(a)));
+                    Vec::new()
+                }
+            },
+        };
+        for item in items {
+            match glob(&item) {
+                Ok(g) => {
+                    args.push(g.compile_matcher());
+                    args_text.push(item);
+                }
+                Err(e) => errors.push(invalid("args", e.to_string(), "each argument is a literal or a glob", span_of(a))),
+            }
+        }
+    }
+    let mut set_of = |field: &'static str, v: &Option<Spanned<Vec<String>>>| {
+        v.as_ref().and_then(|v| match glob_set(v.get_ref()) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                errors.push(invalid(field, e.to_string(), "write globs such as `/etc/*`; escape `*` as `[*]`", span_of(v)));
+                None
+            }
+        })
+    };
+    let args_any = set_of("args_any", &raw.args_any);
+    let forbid_args = set_of("forbid_args", &raw.forbid_args);
+    let redirect = set_of("redirect", &raw.redirect);
+    let pattern = raw.pattern.as_ref().and_then(|p| match glob_set(&p.get_ref().clone().into_vec()) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            errors.push(invalid("pattern", e.to_string(), "write a glob over the whole command, such as `git push *`", span_of(p)));
+            None
+        }
+    });
+    let regex = raw.regex.as_ref().and_then(|r| {
+        match RegexBuilder::new(r.get_ref()).size_limit(1 << 20).dfa_size_limit(1 << 20).build() {
+            Ok(re) => Some(re),
+            Err(e) => {
+                errors.push(invalid("regex", e.to_string(), "the `regex` crate's syntax; no look-around or backreferences", span_of(r)));
+                None
+            }
+        }
+    });
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Rule {
+        id,
+        decision: *raw.decision.get_ref(),
+        reason: raw.reason.clone().unwrap_or_default(),
+        layer: layer.to_owned(),
+        program,
+        args,
+        args_text,
+        args_any,
+        forbid_args,
+        require_flags: raw.require_flags.clone(),
+        forbid_flags: raw.forbid_flags.clone(),
+        abbrev: raw.abbrev,
+        double_dash: raw.double_dash,
+        pattern,
+        regex,
+        redirect,
+        redirect_kind: raw.redirect_kind,
+        input_from: raw.input_from.clone(),
+    })
+}
+
+/// Reads and compiles a policy file from disk.
+///
+/// # Errors
+/// [`PolicyError::Io`] when it cannot be read, else as [`load_str`].
+pub fn load_file(path: &std::path::Path, layer: &str) -> Result<Policy, PolicyError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| PolicyError::Io { path: path.display().to_string(), message: e.to_string() })?;
+    load_str(&text, &path.display().to_string(), layer)
+}
+
+impl Decision {
+    /// The decision's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Deny => "deny",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_miss() {
+        assert_eq!(strsim_distance("decison", "decision"), 1);
+        assert!(did_you_mean("unknown field `decison`, expected one of …").contains("decision"));
+    }
+}

@@ -1,0 +1,342 @@
+//! Match: invocations → per-invocation decisions, from TOML policy rules.
+//!
+//! Precedence is deny > ask > allow among the rules that match, then the
+//! policy's default. Rules are indexed by exact program name, so matching
+//! cost does not grow with the number of rules for other programs.
+
+mod error;
+mod load;
+mod raw;
+mod rule;
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use error::PolicyError;
+pub use load::{load_file, load_str};
+pub use raw::{RawSandbox as Sandbox, RedirectFilter};
+pub use rule::{ProgramMatcher, Rule, RuleOutcome, rendered};
+
+use crate::parse::RedirectKind;
+use crate::strip::{Invocation, Plan};
+
+/// What to do with a command. Ordered: `max()` is the strictest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// Run it.
+    Allow,
+    /// A person must approve it.
+    Ask,
+    /// Never run it.
+    Deny,
+}
+
+/// The embedded default policy's text.
+pub const DEFAULT_POLICY: &str = include_str!("../../policies/default.toml");
+
+/// A whole-policy example: `[[test]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyTest {
+    /// The command.
+    pub command: String,
+    /// The expected decision.
+    pub expect: Decision,
+    /// Why.
+    pub why: Option<String>,
+    /// Byte offset and length in its file.
+    pub span: Option<(usize, usize)>,
+}
+
+/// A compiled, possibly merged, policy.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Every rule, in load order.
+    pub rules: Vec<Rule>,
+    by_program: HashMap<String, Vec<usize>>,
+    general: Vec<usize>,
+    redirect_rules: Vec<usize>,
+    /// Decision when no rule matches.
+    pub default: Decision,
+    /// Extra safe environment names.
+    pub safe_env: Vec<String>,
+    /// `[[test]]` examples.
+    pub tests: Vec<PolicyTest>,
+    /// The `[sandbox]` table of the last layer that has one.
+    pub sandbox: Option<Sandbox>,
+    /// Where the layers came from.
+    pub sources: Vec<String>,
+}
+
+/// The decision for one invocation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InvocationDecision {
+    /// The decision.
+    pub decision: Decision,
+    /// The deciding rule, if a rule decided.
+    pub rule: Option<String>,
+    /// Why.
+    pub reason: String,
+    /// Every rule considered, with the outcome (filled when tracing).
+    pub considered: Vec<(String, RuleOutcome)>,
+}
+
+impl Policy {
+    pub(crate) fn from_parts(
+        rules: Vec<Rule>,
+        default: Option<Decision>,
+        safe_env: Vec<String>,
+        tests: Vec<PolicyTest>,
+        sandbox: Option<Sandbox>,
+    ) -> Policy {
+        let mut p = Policy {
+            rules,
+            by_program: HashMap::new(),
+            general: Vec::new(),
+            redirect_rules: Vec::new(),
+            default: default.unwrap_or(Decision::Ask),
+            safe_env,
+            tests,
+            sandbox,
+            sources: Vec::new(),
+        };
+        p.index();
+        p
+    }
+
+    fn index(&mut self) {
+        self.by_program.clear();
+        self.general.clear();
+        self.redirect_rules.clear();
+        for (i, r) in self.rules.iter().enumerate() {
+            if r.is_redirect_rule() {
+                self.redirect_rules.push(i);
+                continue;
+            }
+            match &r.program {
+                ProgramMatcher::Exact(names) => {
+                    for n in names {
+                        self.by_program.entry(n.clone()).or_default().push(i);
+                    }
+                }
+                ProgramMatcher::Any | ProgramMatcher::Glob(..) => self.general.push(i),
+            }
+        }
+    }
+
+    /// A policy with no rules whose default is ask.
+    pub fn empty() -> Policy {
+        Policy::from_parts(Vec::new(), None, Vec::new(), Vec::new(), None)
+    }
+
+    /// The embedded default policy.
+    ///
+    /// # Errors
+    /// Only if the embedded file is broken (a test guards against that).
+    pub fn embedded() -> Result<Policy, PolicyError> {
+        load_str(DEFAULT_POLICY, "policies/default.toml", "default")
+    }
+
+    /// Layers merged in order: later layers add rules; the last `default` and `[sandbox]` win.
+    pub fn merge(layers: Vec<(Policy, bool)>) -> Policy {
+        let mut out = Policy::empty();
+        for (layer, sets_default) in layers {
+            out.rules.extend(layer.rules);
+            if sets_default {
+                out.default = layer.default;
+            }
+            out.safe_env.extend(layer.safe_env);
+            out.tests.extend(layer.tests);
+            if layer.sandbox.is_some() {
+                out.sandbox = layer.sandbox;
+            }
+            out.sources.extend(layer.sources);
+        }
+        out.index();
+        out
+    }
+
+    fn candidates(&self, program: &str) -> impl Iterator<Item = (usize, &Rule)> {
+        let exact = self.by_program.get(program).map(Vec::as_slice).unwrap_or_default();
+        exact
+            .iter()
+            .chain(self.general.iter())
+            .filter_map(|&i| self.rules.get(i).map(|r| (i, r)))
+    }
+
+    /// Does rule `id` match some invocation of `command`? (For rule examples.)
+    pub fn rule_matches_example(&self, id: &str, command: &str) -> bool {
+        let script = crate::parse::parse(command);
+        let plan = crate::strip::strip(&script, &self.strip_options());
+        let Some(rule) = self.rules.iter().find(|r| r.id == id) else { return false };
+        plan.invocations.iter().any(|inv| {
+            if rule.is_redirect_rule() {
+                let program_ok = inv.program.as_deref().is_some_and(|p| rule.matches_program(p));
+                program_ok && inv.redirects.iter().any(|r| rule.matches_redirect(r))
+            } else {
+                rule.check(inv) == RuleOutcome::Matched && input_from_ok(rule, inv, &plan)
+            }
+        })
+    }
+
+    /// Options for the strip stage that this policy sets.
+    pub fn strip_options(&self) -> crate::strip::StripOptions {
+        crate::strip::StripOptions { safe_env: self.safe_env.clone() }
+    }
+
+    /// Decides every invocation of a plan.
+    pub fn decide(&self, plan: &Plan, trace: bool) -> Vec<InvocationDecision> {
+        plan.invocations.iter().map(|inv| self.decide_one(inv, plan, trace)).collect()
+    }
+
+    fn decide_one(&self, inv: &Invocation, plan: &Plan, trace: bool) -> InvocationDecision {
+        let mut out = match inv.program.as_deref() {
+            None if inv.argv.is_empty() => InvocationDecision {
+                decision: Decision::Allow,
+                rule: None,
+                reason: "no program runs (assignments or redirections only)".into(),
+                considered: Vec::new(),
+            },
+            None => InvocationDecision {
+                decision: Decision::Ask,
+                rule: None,
+                reason: format!(
+                    "the program `{}` is not known until the command runs",
+                    inv.argv.first().map(crate::parse::Word::pattern).unwrap_or_default()
+                ),
+                considered: Vec::new(),
+            },
+            Some(name) => self.decide_program(inv, name, plan, trace),
+        };
+        if let Some(a) = inv.assignments.first().filter(|_| !inv.argv.is_empty()) {
+            raise(&mut out, Decision::Ask, None, format!("`{}=` in front of the program may change what it runs", a.name));
+        }
+        if let Some(name) = inv.program.as_deref().filter(|n| plan.functions.iter().any(|f| f == n)) {
+            raise(&mut out, Decision::Ask, None, format!("`{name}` calls a function defined in this command"));
+        }
+        for r in &inv.redirects {
+            let (decision, rule, reason) = self.decide_redirect(inv, r);
+            raise(&mut out, decision, rule, reason);
+        }
+        out
+    }
+
+    fn decide_program(&self, inv: &Invocation, name: &str, plan: &Plan, trace: bool) -> InvocationDecision {
+        let mut best: Option<&Rule> = None;
+        let mut considered = Vec::new();
+        for (_, rule) in self.candidates(name) {
+            let mut outcome = rule.check(inv);
+            if outcome == RuleOutcome::Matched && !input_from_ok(rule, inv, plan) {
+                outcome = RuleOutcome::NotMatched(format!("its input does not come from {}", rule.input_from.join(", ")));
+            }
+            if outcome == RuleOutcome::Matched && best.is_none_or(|b| rule.decision > b.decision) {
+                best = Some(rule);
+            }
+            if trace {
+                considered.push((rule.id.clone(), outcome));
+            }
+        }
+        match best {
+            Some(rule) => InvocationDecision {
+                decision: rule.decision,
+                rule: Some(rule.id.clone()),
+                reason: if rule.reason.is_empty() { format!("rule `{}`", rule.id) } else { rule.reason.clone() },
+                considered,
+            },
+            None => InvocationDecision {
+                decision: self.default,
+                rule: None,
+                reason: format!("no rule matches `{}`", rendered_short(inv)),
+                considered,
+            },
+        }
+    }
+
+    fn decide_redirect(&self, inv: &Invocation, r: &crate::parse::Redirect) -> (Decision, Option<String>, String) {
+        let target = r.target.as_ref().map(crate::parse::Word::pattern).unwrap_or_default();
+        if matches!(r.kind, RedirectKind::Duplicate | RedirectKind::Heredoc | RedirectKind::HereString) {
+            return (Decision::Allow, None, String::new());
+        }
+        let mut best: Option<&Rule> = None;
+        for &i in &self.redirect_rules {
+            let Some(rule) = self.rules.get(i) else { continue };
+            let program_ok = match inv.program.as_deref() {
+                Some(p) => rule.matches_program(p),
+                None => matches!(rule.program, ProgramMatcher::Any),
+            };
+            if program_ok && rule.matches_redirect(r) && best.is_none_or(|b| rule.decision > b.decision) {
+                best = Some(rule);
+            }
+        }
+        if let Some(rule) = best {
+            let reason = if rule.reason.is_empty() { format!("redirection to `{target}`") } else { rule.reason.clone() };
+            return (rule.decision, Some(rule.id.clone()), reason);
+        }
+        let static_target = r.target.as_ref().is_some_and(crate::parse::Word::is_static);
+        match r.kind {
+            RedirectKind::Read if static_target => (Decision::Allow, None, String::new()),
+            RedirectKind::Read => (self.default, None, format!("reads from `{target}`, which is not known until it runs")),
+            _ => (self.default, None, format!("writes to `{target}`")),
+        }
+    }
+}
+
+/// Raises a decision to `d` when `d` is stricter, taking its rule and reason.
+fn raise(out: &mut InvocationDecision, d: Decision, rule: Option<String>, reason: String) {
+    if d > out.decision {
+        out.decision = d;
+        out.rule = rule;
+        out.reason = reason;
+    }
+}
+
+fn rendered_short(inv: &Invocation) -> String {
+    let text = rendered(&inv.argv);
+    let mut out: String = text.chars().take(80).collect();
+    if text.chars().count() > 80 {
+        out.push('…');
+    }
+    out
+}
+
+/// `input_from`: some invocation of one of the named programs feeds this one,
+/// through a pipe or a substitution inside its words.
+fn input_from_ok(rule: &Rule, inv: &Invocation, plan: &Plan) -> bool {
+    if rule.input_from.is_empty() {
+        return true;
+    }
+    let ancestors = |start: usize, through_substitution_only: bool| -> Vec<usize> {
+        let mut out = vec![start];
+        let mut cur = start;
+        for _ in 0..64 {
+            let Some(unit) = plan.units.get(cur) else { break };
+            if through_substitution_only && !unit.substitution {
+                break;
+            }
+            match unit.parent {
+                Some(p) => {
+                    out.push(p);
+                    cur = p;
+                }
+                None => break,
+            }
+        }
+        out
+    };
+    let target = ancestors(inv.origin, false);
+    plan.invocations.iter().filter(|d| d.origin != inv.origin).any(|d| {
+        let fed = d.program.as_deref().is_some_and(|p| rule.input_from.iter().any(|f| f == p));
+        if !fed {
+            return false;
+        }
+        let chain = ancestors(d.origin, true);
+        chain.iter().skip(1).any(|a| *a == inv.origin)
+            || chain.iter().any(|a| {
+                target.iter().any(|t| {
+                    let (pa, pt) = (plan.units.get(*a).and_then(|u| u.pipeline), plan.units.get(*t).and_then(|u| u.pipeline));
+                    matches!((pa, pt), (Some((x, i)), Some((y, j))) if x == y && i < j)
+                })
+            })
+    })
+}

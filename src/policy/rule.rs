@@ -1,0 +1,265 @@
+//! A compiled rule and how it matches one invocation.
+
+use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use regex::Regex;
+
+use super::Decision;
+use super::raw::RedirectFilter;
+use crate::parse::{Redirect, RedirectKind, Word};
+use crate::strip::Invocation;
+
+/// How a rule names its program.
+#[derive(Debug, Clone)]
+pub enum ProgramMatcher {
+    /// Any program (no `command` key).
+    Any,
+    /// Exact names.
+    Exact(Vec<String>),
+    /// Glob patterns.
+    Glob(Vec<String>, GlobSet),
+}
+
+/// A rule, compiled.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Unique id.
+    pub id: String,
+    /// What it decides.
+    pub decision: Decision,
+    /// Shown with the verdict.
+    pub reason: String,
+    /// The layer it came from (`default`, a file path …).
+    pub layer: String,
+    /// The program.
+    pub program: ProgramMatcher,
+    /// Leading arguments after the program (each a glob, usually a literal).
+    pub args: Vec<GlobMatcher>,
+    /// The `args` as written.
+    pub args_text: Vec<String>,
+    /// Some argument must match one of these.
+    pub args_any: Option<GlobSet>,
+    /// No argument may match one of these.
+    pub forbid_args: Option<GlobSet>,
+    /// At least one of these flags must be present.
+    pub require_flags: Vec<String>,
+    /// None of these flags may be present.
+    pub forbid_flags: Vec<String>,
+    /// Long options may be abbreviated.
+    pub abbrev: bool,
+    /// `--` ends the options (false for programs such as `find` that ignore it).
+    pub double_dash: bool,
+    /// Whole-command globs.
+    pub pattern: Option<GlobSet>,
+    /// Whole-command regex.
+    pub regex: Option<Regex>,
+    /// Redirect targets (makes this a redirect rule).
+    pub redirect: Option<GlobSet>,
+    /// Which redirections.
+    pub redirect_kind: RedirectFilter,
+    /// The program's code or input comes from one of these programs.
+    pub input_from: Vec<String>,
+}
+
+/// Why a rule did or did not match.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "result", content = "detail", rename_all = "snake_case")]
+pub enum RuleOutcome {
+    /// It matched.
+    Matched,
+    /// It did not, because of this condition.
+    NotMatched(String),
+}
+
+/// Builds a glob matcher where `*` also crosses `/` (shell words are not paths).
+pub(crate) fn glob(pattern: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern).literal_separator(false).backslash_escape(true).build()
+}
+
+pub(crate) fn glob_set(patterns: &[String]) -> Result<GlobSet, globset::Error> {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        b.add(glob(p)?);
+    }
+    b.build()
+}
+
+/// The text of a command used by `pattern` and `regex`: the words' patterns joined by spaces.
+pub fn rendered(argv: &[Word]) -> String {
+    argv.iter().map(Word::pattern).collect::<Vec<_>>().join(" ")
+}
+
+impl Rule {
+    /// True for rules that judge redirections rather than programs.
+    pub fn is_redirect_rule(&self) -> bool {
+        self.redirect.is_some()
+    }
+
+    /// Does the program part match `name`?
+    pub fn matches_program(&self, name: &str) -> bool {
+        match &self.program {
+            ProgramMatcher::Any => true,
+            ProgramMatcher::Exact(names) => names.iter().any(|n| n == name),
+            ProgramMatcher::Glob(_, set) => set.is_match(name),
+        }
+    }
+
+    /// Checks every condition except `input_from` (which needs the whole plan).
+    pub fn check(&self, inv: &Invocation) -> RuleOutcome {
+        let Some(name) = inv.program.as_deref() else {
+            return RuleOutcome::NotMatched("the program is not static".into());
+        };
+        if !self.matches_program(name) {
+            return RuleOutcome::NotMatched(format!("program `{name}`"));
+        }
+        let args = inv.argv.get(1..).unwrap_or_default();
+        for (i, m) in self.args.iter().enumerate() {
+            let ok = args.get(i).and_then(Word::value).is_some_and(|v| m.is_match(&v));
+            if !ok {
+                return RuleOutcome::NotMatched(format!("argument {} is not `{}`", i + 1, self.args_text.get(i).map_or("", |s| s)));
+            }
+        }
+        let allowing = self.decision == Decision::Allow;
+        // Options end at `--`: what follows is operands only.
+        let end = if self.double_dash {
+            args.iter().position(|w| w.value().as_deref() == Some("--")).unwrap_or(args.len())
+        } else {
+            args.len()
+        };
+        let options = args.get(..end).unwrap_or_default();
+        if allowing && !self.forbid_flags.is_empty() {
+            if let Some(bad) = options.iter().find(|w| self.forbid_flags.iter().any(|f| may_be_flag(w, f, self.abbrev))) {
+                return RuleOutcome::NotMatched(format!("`{}` is a forbidden option or may be one", bad.pattern()));
+            }
+        }
+        if !self.forbid_flags.is_empty() && !allowing {
+            // For ask/deny rules, `forbid_flags` only excludes commands that certainly have them.
+            if options.iter().any(|w| self.forbid_flags.iter().any(|f| is_flag(w, f, self.abbrev))) {
+                return RuleOutcome::NotMatched("has an excluded option".into());
+            }
+        }
+        if !self.require_flags.is_empty() && !options.iter().any(|w| self.require_flags.iter().any(|f| is_flag(w, f, self.abbrev))) {
+            return RuleOutcome::NotMatched(format!("none of {} present", self.require_flags.join(", ")));
+        }
+        if let Some(set) = &self.forbid_args {
+            if let Some(bad) = args.iter().find(|w| arg_may_match(w, set, allowing)) {
+                return RuleOutcome::NotMatched(format!("argument `{}` is excluded", bad.pattern()));
+            }
+        }
+        if let Some(set) = &self.args_any {
+            if !args.iter().any(|w| arg_matches(w, set)) {
+                return RuleOutcome::NotMatched("no argument matches `args_any`".into());
+            }
+        }
+        if self.pattern.is_some() || self.regex.is_some() {
+            if allowing && !inv.argv.iter().all(Word::is_static) {
+                return RuleOutcome::NotMatched("a word is not static".into());
+            }
+            let text = rendered(&inv.argv);
+            if let Some(p) = &self.pattern {
+                if !p.is_match(&text) {
+                    return RuleOutcome::NotMatched("`pattern` does not match".into());
+                }
+            }
+            if let Some(r) = &self.regex {
+                if !r.is_match(&text) {
+                    return RuleOutcome::NotMatched("`regex` does not match".into());
+                }
+            }
+        }
+        RuleOutcome::Matched
+    }
+
+    /// Does this redirect rule match one redirection?
+    pub fn matches_redirect(&self, r: &Redirect) -> bool {
+        let Some(set) = &self.redirect else { return false };
+        let wanted = match (self.redirect_kind, r.kind) {
+            (RedirectFilter::Write | RedirectFilter::Any, RedirectKind::Write | RedirectKind::ReadWrite) => true,
+            (RedirectFilter::Read | RedirectFilter::Any, RedirectKind::Read | RedirectKind::ReadWrite) => true,
+            _ => false,
+        };
+        wanted && r.target.as_ref().is_some_and(|t| set.is_match(t.pattern()) || t.value().is_some_and(|v| set.is_match(v)))
+    }
+}
+
+/// The word is certainly the flag `flag` (or its `=value` form, a cluster
+/// containing a one-letter flag, or an abbreviation when `abbrev`).
+pub(crate) fn is_flag(word: &Word, flag: &str, abbrev: bool) -> bool {
+    word.value().is_some_and(|v| text_is_flag(&v, flag, abbrev))
+}
+
+fn text_is_flag(v: &str, flag: &str, abbrev: bool) -> bool {
+    if v == flag {
+        return true;
+    }
+    if let Some(short) = flag.strip_prefix('-').filter(|s| s.len() == 1 && !s.starts_with('-')) {
+        // `-rf` contains `-r`; `-d` with an attached value `-dfoo` is a cluster too (cautious).
+        return v.starts_with('-') && !v.starts_with("--") && v.len() > 2 && v.get(1..).is_some_and(|c| c.contains(short));
+    }
+    let name = v.split_once('=').map_or(v, |(n, _)| n);
+    if name == flag {
+        return true;
+    }
+    if flag.starts_with("--") {
+        if abbrev && name.starts_with("--") && name.len() >= 4 && flag.starts_with(name) {
+            return true;
+        }
+    } else if flag.starts_with('-') && flag.len() > 2 && v.starts_with(flag) {
+        // `-fprintf`-style single-dash long options given a value directly, or `-ofile`.
+        return false;
+    }
+    false
+}
+
+/// The word is, or may at run time be, the flag.
+fn may_be_flag(word: &Word, flag: &str, abbrev: bool) -> bool {
+    if let Some(v) = word.value() {
+        return text_is_flag(&v, flag, abbrev);
+    }
+    if let Some(g) = word.as_glob() {
+        // A glob becomes the flag only if it matches the flag (or its `=` form).
+        return glob(&g).is_ok_and(|g| {
+            let m = g.compile_matcher();
+            m.is_match(flag) || m.is_match(format!("{flag}=x")) || (flag.len() == 2 && m.is_match(format!("{flag}x")))
+        });
+    }
+    true
+}
+
+/// The word matches one of the globs (its value, its `=value` part, or its source pattern).
+fn arg_matches(word: &Word, set: &GlobSet) -> bool {
+    let pattern = word.pattern();
+    if set.is_match(&pattern) {
+        return true;
+    }
+    if let Some((_, value)) = pattern.split_once('=') {
+        if set.is_match(value) {
+            return true;
+        }
+    }
+    false
+}
+
+fn arg_may_match(word: &Word, set: &GlobSet, allowing: bool) -> bool {
+    if arg_matches(word, set) {
+        return true;
+    }
+    allowing && !word.is_glob_only()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags() {
+        assert!(text_is_flag("-rf", "-r", false));
+        assert!(text_is_flag("-fr", "-r", false));
+        assert!(!text_is_flag("--recursive", "-r", false));
+        assert!(text_is_flag("--output=x", "--output", false));
+        assert!(text_is_flag("--outp", "--output", true));
+        assert!(!text_is_flag("--outp", "--output", false));
+        assert!(!text_is_flag("--no-ext-diff", "--ext-diff", true));
+        assert!(text_is_flag("-exec", "-exec", false));
+        assert!(!text_is_flag("-executable", "-exec", false));
+    }
+}
