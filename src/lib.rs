@@ -16,6 +16,7 @@
 //! functions, aliases, a repository's own git configuration), which is why
 //! allowed commands should still run in the sandbox of the executor.
 
+pub mod cli;
 pub mod parse;
 pub mod policy;
 pub mod strip;
@@ -63,8 +64,8 @@ pub fn check_bytes(bytes: &[u8], policy: &Policy) -> Verdict {
             let mut v = check(&lossy, policy);
             if v.decision == Decision::Allow {
                 v.decision = Decision::Ask;
-                v.suggestion = None;
             }
+            v.suggestion = None;
             v.reasons.insert(0, format!("the command is not valid UTF-8 (at byte {})", e.valid_up_to()));
             v
         }

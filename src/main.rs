@@ -1,3 +1,20 @@
-fn main() {
-    println!("Hello, world!");
+//! The `shellgate` binary: parses the command line and dispatches.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use shellgate::cli::args::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { shellgate::cli::EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Check(args) => shellgate::cli::check::run(&args),
+    }
 }

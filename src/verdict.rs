@@ -27,9 +27,9 @@ pub struct CommandVerdict {
 /// The answer for a whole command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Verdict {
-    /// The request id (batch mode).
+    /// The request id (batch mode), echoed as given.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    pub id: Option<serde_json::Value>,
     /// allow, ask or deny.
     pub decision: Decision,
     /// Why, most important first.

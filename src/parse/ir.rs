@@ -166,6 +166,8 @@ pub struct Heredoc {
     pub quoted: bool,
     /// True when the body contains expansions that bash performs.
     pub dynamic: bool,
+    /// From the first byte of the body to the first byte of the terminator line.
+    pub body_span: Span,
 }
 
 /// How a simple command is reached: a set of flags.

@@ -626,12 +626,19 @@ impl<'s> Lowerer<'s> {
                     }
                 }
                 let text = body.map(|b| self.text(b).to_owned()).unwrap_or_default();
+                let end = named_children(node).into_iter().find(|c| c.kind() == "heredoc_end");
+                let body_span = match (body, end) {
+                    (Some(b), Some(e)) => Span { start: b.start_byte(), end: e.start_byte() },
+                    (Some(b), None) => span(b),
+                    (None, Some(e)) => Span { start: e.start_byte(), end: e.start_byte() },
+                    (None, None) => Span { start: node.end_byte(), end: node.end_byte() },
+                };
                 Some(Redirect {
                     fd,
                     op,
                     kind: RedirectKind::Heredoc,
                     target: None,
-                    heredoc: Some(Heredoc { body: text, quoted, dynamic }),
+                    heredoc: Some(Heredoc { body: text, quoted, dynamic, body_span }),
                 })
             }
             "ERROR" => {

@@ -20,7 +20,7 @@ fn span_of<T>(s: &Spanned<T>) -> SourceSpan {
 /// Near-miss suggestion for an unknown key.
 fn did_you_mean(message: &str) -> String {
     const KEYS: &[&str] = &[
-        "default", "safe_env", "rule", "test", "sandbox", "id", "decision", "reason", "command", "args",
+        "default", "safe_env", "trusted_projects", "rule", "test", "sandbox", "id", "decision", "reason", "command", "args",
         "args_any", "forbid_args", "require_flags", "forbid_flags", "abbrev", "double_dash", "pattern", "regex",
         "redirect", "redirect_kind", "input_from", "match", "not_match", "expect", "why", "read_only",
         "read_write", "network",
@@ -104,6 +104,7 @@ pub fn load_str(text: &str, path: &str, layer: &str) -> Result<Policy, PolicyErr
         raw.sandbox,
     );
     policy.sources.push(path.to_owned());
+    policy.trusted_projects = raw.trusted_projects;
     // Rules carry their own examples: check them against this file alone.
     for (rule, raw_rule) in &rules {
         for ex in &raw_rule.match_examples {

@@ -5,6 +5,7 @@
 //! cost does not grow with the number of rules for other programs.
 
 mod error;
+pub mod layers;
 mod load;
 mod raw;
 mod rule;
@@ -67,6 +68,10 @@ pub struct Policy {
     pub sandbox: Option<Sandbox>,
     /// Where the layers came from.
     pub sources: Vec<String>,
+    /// True when the file set `default` itself.
+    pub default_set: bool,
+    /// Projects whose policy files may loosen (user policy only).
+    pub trusted_projects: Vec<String>,
 }
 
 /// The decision for one invocation.
@@ -100,6 +105,8 @@ impl Policy {
             tests,
             sandbox,
             sources: Vec::new(),
+            default_set: default.is_some(),
+            trusted_projects: Vec::new(),
         };
         p.index();
         p
@@ -145,6 +152,7 @@ impl Policy {
             out.rules.extend(layer.rules);
             if sets_default {
                 out.default = layer.default;
+                out.default_set = true;
             }
             out.safe_env.extend(layer.safe_env);
             out.tests.extend(layer.tests);
@@ -152,6 +160,7 @@ impl Policy {
                 out.sandbox = layer.sandbox;
             }
             out.sources.extend(layer.sources);
+            out.trusted_projects.extend(layer.trusted_projects);
         }
         out.index();
         out

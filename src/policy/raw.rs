@@ -29,6 +29,8 @@ pub(crate) struct RawPolicy {
     pub(crate) default: Option<Spanned<Decision>>,
     #[serde(default)]
     pub(crate) safe_env: Vec<String>,
+    #[serde(default)]
+    pub(crate) trusted_projects: Vec<String>,
     #[serde(default, rename = "rule")]
     pub(crate) rules: Vec<Spanned<RawRule>>,
     #[serde(default, rename = "test")]

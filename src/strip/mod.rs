@@ -88,7 +88,7 @@ pub struct StripOptions {
 
 /// Strips every simple command of a script.
 pub fn strip(script: &Script, opts: &StripOptions) -> Plan {
-    let mut s = Stripper { opts, plan: Plan::default(), pipeline_base: 0 };
+    let mut s = Stripper { opts, plan: Plan::default(), pipeline_base: 0, outputs: Vec::new(), current_pipe: None };
     s.script(script, None, 0);
     s.plan
 }
@@ -113,6 +113,11 @@ struct Stripper<'o> {
     opts: &'o StripOptions,
     plan: Plan,
     pipeline_base: u32,
+    /// Static output of pipeline members (`echo '…'`, `cat <<'EOF'`), by (pipeline, position),
+    /// for the script being stripped.
+    outputs: Vec<((u32, u32), String)>,
+    /// The pipeline slot of the simple command being stripped.
+    current_pipe: Option<(u32, u32)>,
 }
 
 impl Stripper<'_> {
@@ -129,8 +134,10 @@ impl Stripper<'_> {
                 substitution: cmd.parent.is_some() && cmd.context.contains(Context::SUBSTITUTION),
             });
         }
+        let saved = std::mem::replace(&mut self.outputs, static_outputs(script));
         for (i, cmd) in script.commands.iter().enumerate() {
             let origin = base + i;
+            self.current_pipe = cmd.pipeline;
             let mut stripped = Vec::new();
             let mut assignments = Vec::new();
             for a in &cmd.assignments {
@@ -155,6 +162,7 @@ impl Stripper<'_> {
             };
             self.invocation(first, &cmd.redirects, depth, 0);
         }
+        self.outputs = saved;
     }
 
     /// Strips safe wrappers from one invocation, records it, and follows executing wrappers.
@@ -273,7 +281,43 @@ impl Stripper<'_> {
                 _ => {}
             }
         }
+        let fed = self.current_pipe.and_then(|(id, pos)| {
+            let prev = pos.checked_sub(1)?;
+            self.outputs.iter().find(|(slot, _)| *slot == (id, prev)).map(|(_, code)| code.clone())
+        });
+        if let Some(code) = fed {
+            self.code(code, origin, depth);
+        }
     }
+}
+
+/// What pipeline members print, when it is known before they run:
+/// `echo` with static words, `cat` with only a static heredoc or here-string.
+fn static_outputs(script: &Script) -> Vec<((u32, u32), String)> {
+    let mut out = Vec::new();
+    for cmd in &script.commands {
+        let Some(slot) = cmd.pipeline else { continue };
+        let values: Option<Vec<String>> = cmd.argv.iter().map(Word::value).collect();
+        let Some(values) = values else { continue };
+        let text = match values.first().map(String::as_str) {
+            Some("echo") if values.get(1).is_none_or(|a| !a.starts_with('-')) => {
+                Some(values.get(1..).unwrap_or_default().join(" "))
+            }
+            Some("cat") if values.len() == 1 => match cmd.redirects.as_slice() {
+                [r] => match (&r.heredoc, &r.target) {
+                    (Some(h), _) if !h.dynamic => Some(h.body.clone()),
+                    (None, Some(w)) if r.kind == RedirectKind::HereString => w.value(),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(t) = text {
+            out.push((slot, t));
+        }
+    }
+    out
 }
 
 fn cmd_ctx(depth: u32) -> Context {

@@ -320,6 +320,12 @@ pub(crate) fn executing_wrapper(name: &str, words: &[Word]) -> Option<Vec<Inner>
             Some(vec![joined_code(words.get(i..).unwrap_or_default())])
         }
         "eval" => Some(vec![joined_code(words.get(1..).unwrap_or_default())]),
+        // `trap 'code' SIGNAL…`: the code runs later in this shell.
+        "trap" => {
+            let i = skip_options(&v, 1, &[]);
+            let code = words.get(i)?;
+            (words.len() > i + 1).then(|| vec![code_at(words, i)]).filter(|_| code.value().is_none_or(|c| c != "-"))
+        }
         "exec" => {
             let i = skip_options(&v, 1, &["-a"]);
             (i < words.len()).then(|| vec![Inner::Argv(rest(i))])

@@ -95,6 +95,7 @@ pub static CHAIN: &[FnValidator] = &[
     v("unicode-whitespace", text::unicode_whitespace),
     v("incomplete-command", text::incomplete_command),
     v("malformed-tokens", text::malformed_tokens),
+    v("heredoc-desync", text::heredoc_desync),
     v("unquoted-newline", text::unquoted_newline),
     v("comment-quote-desync", text::comment_quote_desync),
     v("mid-word-hash", text::mid_word_hash),

@@ -267,3 +267,32 @@ pub(super) fn quoted_newline(i: &Input<'_>) -> Step {
     }
     Step::Passthrough
 }
+
+/// Heredoc bodies that end in a different place for bash than for the parser
+/// (a terminator with leading spaces, a fake terminator, a body cut short).
+pub(super) fn heredoc_desync(i: &Input<'_>) -> Step {
+    let mut parsed: Vec<(usize, usize)> = i
+        .script
+        .commands
+        .iter()
+        .flat_map(|c| c.redirects.iter())
+        .filter_map(|r| r.heredoc.as_ref())
+        .map(|h| (back_over_tabs(i.text, h.body_span.start), back_over_tabs(i.text, h.body_span.end)))
+        .collect();
+    parsed.sort_unstable();
+    parsed.dedup();
+    let mut scanned = i.views.heredocs.clone();
+    scanned.sort_unstable();
+    if parsed != scanned {
+        return ask("a heredoc ends in a different place for bash than for the parser");
+    }
+    Step::Passthrough
+}
+
+/// `<<-` strips leading tabs: the parser's spans start after them, bash's lines before.
+fn back_over_tabs(text: &str, mut at: usize) -> usize {
+    while at > 0 && text.as_bytes().get(at - 1) == Some(&b'\t') {
+        at -= 1;
+    }
+    at
+}

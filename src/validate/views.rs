@@ -37,6 +37,8 @@ pub struct Views {
     pub unquoted: String,
     /// The text with quoted content removed but quote characters kept.
     pub quotes_kept: String,
+    /// Heredoc bodies as bash reads them: from the body's first byte to the terminator line's first byte.
+    pub heredocs: Vec<(usize, usize)>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,6 +58,7 @@ impl Views {
         let mut delimiter = vec![false; n];
         let mut stack: Vec<Ctx> = vec![Ctx::Normal { parens: 0 }];
         let mut pending: Vec<(String, bool, bool)> = Vec::new();
+        let mut heredocs: Vec<(usize, usize)> = Vec::new();
         let mut i = 0;
         let set = |mask: &mut Vec<Quote>, from: usize, to: usize, q: Quote| {
             for m in mask.iter_mut().take(to.min(n)).skip(from) {
@@ -85,7 +88,7 @@ impl Views {
                             }
                         }
                         b'\n' if !pending.is_empty() => {
-                            i = heredoc_bodies(text, i + 1, &mut pending, &mut mask);
+                            i = heredoc_bodies(text, i + 1, &mut pending, &mut mask, &mut heredocs);
                             continue;
                         }
                         b'\'' => {
@@ -96,7 +99,7 @@ impl Views {
                             if let Some(e) = end {
                                 flag(&mut delimiter, e);
                             } else {
-                                return Views::finish(text, mask, delimiter, true);
+                                return Views::finish(text, mask, delimiter, true, heredocs);
                             }
                             i = stop;
                             continue;
@@ -111,7 +114,7 @@ impl Views {
                             flag(&mut delimiter, i);
                             flag(&mut delimiter, i + 1);
                             if j >= n {
-                                return Views::finish(text, mask, delimiter, true);
+                                return Views::finish(text, mask, delimiter, true, heredocs);
                             }
                             flag(&mut delimiter, j);
                             i = stop;
@@ -194,10 +197,10 @@ impl Views {
             }
             i += 1;
         }
-        Views::finish(text, mask, delimiter, stack.len() > 1)
+        Views::finish(text, mask, delimiter, stack.len() > 1 || !pending.is_empty(), heredocs)
     }
 
-    fn finish(text: &str, mask: Vec<Quote>, delimiter: Vec<bool>, unterminated: bool) -> Views {
+    fn finish(text: &str, mask: Vec<Quote>, delimiter: Vec<bool>, unterminated: bool, heredocs: Vec<(usize, usize)>) -> Views {
         let mut without_double_quoted = String::new();
         let mut unquoted = String::new();
         let mut quotes_kept = String::new();
@@ -215,7 +218,7 @@ impl Views {
                 quotes_kept.push(c);
             }
         }
-        Views { mask, delimiter, unterminated, without_double_quoted, unquoted, quotes_kept }
+        Views { mask, delimiter, unterminated, without_double_quoted, unquoted, quotes_kept, heredocs }
     }
 
     /// The state of the byte at `i`.
@@ -267,13 +270,21 @@ fn heredoc_start(text: &str, mut i: usize) -> Option<(usize, String, bool, bool)
 }
 
 /// Marks the bodies of pending heredocs starting at `from`; returns where scanning resumes.
-fn heredoc_bodies(text: &str, from: usize, pending: &mut Vec<(String, bool, bool)>, mask: &mut [Quote]) -> usize {
+fn heredoc_bodies(
+    text: &str,
+    from: usize,
+    pending: &mut Vec<(String, bool, bool)>,
+    mask: &mut [Quote],
+    found: &mut Vec<(usize, usize)>,
+) -> usize {
     let mut pos = from;
     for (delim, strip, quoted) in pending.drain(..) {
         let state = if quoted { Quote::Single } else { Quote::Double };
+        let start = pos;
         loop {
             let Some(rest) = text.get(pos..) else { return text.len() };
             if rest.is_empty() {
+                found.push((start, text.len()));
                 return text.len();
             }
             let line_end = rest.find('\n').map_or(text.len(), |e| pos + e);
@@ -281,6 +292,7 @@ fn heredoc_bodies(text: &str, from: usize, pending: &mut Vec<(String, bool, bool
             let candidate = if strip { line.trim_start_matches('\t') } else { line };
             let next = (line_end + 1).min(text.len());
             if candidate == delim {
+                found.push((start, pos));
                 for m in mask.iter_mut().take(line_end).skip(pos) {
                     *m = Quote::Single;
                 }

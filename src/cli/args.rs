@@ -1,0 +1,125 @@
+//! The command line, shared options and policy loading for subcommands that decide.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::policy::{PolicyError, layers};
+
+/// shellgate: judge shell commands before an AI agent runs them.
+#[derive(Debug, Parser)]
+#[command(name = "shellgate", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Decide allow / ask / deny for a command (exit 0 / 1 / 2).
+    Check(CheckArgs),
+}
+
+/// How to print policy errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ErrorFormat {
+    /// Graphical, with underlined snippets.
+    #[default]
+    Human,
+    /// Plain text, one error per paragraph, no colour.
+    Plain,
+    /// JSON, for tools.
+    Json,
+}
+
+/// Options shared by every subcommand that decides.
+#[derive(Debug, Clone, Args)]
+pub struct PolicyArgs {
+    /// A policy file to add on top of the other layers (repeatable).
+    #[arg(long = "policy", value_name = "FILE")]
+    pub policy: Vec<PathBuf>,
+    /// Start from an empty policy instead of the embedded default.
+    #[arg(long)]
+    pub no_default: bool,
+    /// The workspace whose layers apply (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Append one JSON line per decision to this file.
+    #[arg(long, value_name = "FILE")]
+    pub audit: Option<PathBuf>,
+    /// How to print policy errors.
+    #[arg(long, value_enum, default_value_t = ErrorFormat::Human)]
+    pub error_format: ErrorFormat,
+}
+
+impl PolicyArgs {
+    /// The working directory the layers are resolved from.
+    pub fn workspace(&self) -> PathBuf {
+        self.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."))
+    }
+
+    /// Loads and merges the policy layers.
+    ///
+    /// # Errors
+    /// The first layer that fails to load.
+    pub fn load(&self) -> Result<layers::Loaded, PolicyError> {
+        layers::load(&layers::LayerOptions {
+            embedded: !self.no_default,
+            workspace: self.workspace(),
+            extra: self.policy.clone(),
+            system: std::env::var_os("SHELLGATE_SYSTEM_POLICY").map(PathBuf::from),
+            user: layers::user_policy_path(),
+        })
+    }
+}
+
+/// `shellgate check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Shared policy options.
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Print the verdict as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Read JSON lines `{"id": …, "command": …}` from stdin; write one verdict per line.
+    #[arg(long, conflicts_with = "command")]
+    pub batch: bool,
+    /// The command to judge (after `--`); several words are joined with spaces.
+    #[arg(trailing_var_arg = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+/// Joins command-line words into one command, keeping the bytes.
+pub fn command_bytes(words: &[OsString]) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        out.extend_from_slice(w.as_bytes());
+    }
+    out
+}
+
+/// Renders a policy error in the chosen format.
+pub fn render_policy_error(e: &PolicyError, format: ErrorFormat) -> String {
+    use miette::ReportHandler;
+    struct Show<'a>(&'a PolicyError, ErrorFormat);
+    impl std::fmt::Display for Show<'_> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self.1 {
+                ErrorFormat::Human => miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+                    .with_width(100)
+                    .debug(self.0, f),
+                ErrorFormat::Plain => miette::NarratableReportHandler::new().debug(self.0, f),
+                ErrorFormat::Json => miette::JSONReportHandler::new().render_report(f, self.0),
+            }
+        }
+    }
+    Show(e, format).to_string()
+}

@@ -1,0 +1,33 @@
+//! The audit log: one JSON line per decision, appended with `O_APPEND`.
+//!
+//! Each line is written with a single `write` call so that concurrent
+//! shellgate processes never interleave partial lines.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::Verdict;
+
+/// Appends one decision record.
+///
+/// # Errors
+/// The I/O error; callers treat it as a reason to deny.
+pub fn record(path: &Path, command: &str, verdict: &Verdict, layers: &[(String, String)]) -> std::io::Result<()> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    let line = json!({
+        "time": now,
+        "event": "decision",
+        "command": command,
+        "decision": verdict.decision,
+        "validator": verdict.validator,
+        "rules": verdict.rules,
+        "reasons": verdict.reasons,
+        "layers": layers.iter().map(|(n, p)| json!({"layer": n, "path": p})).collect::<Vec<_>>(),
+    });
+    let mut bytes = serde_json::to_vec(&line)?;
+    bytes.push(b'\n');
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    f.write_all(&bytes)
+}
