@@ -80,7 +80,8 @@ pub fn check_traced(text: &str, policy: &Policy, trace: bool) -> (Verdict, Trace
     for nested in &plan.nested {
         findings.push((nested.text.clone(), validate::run(&nested.text, &nested.script)));
     }
-    let decisions = policy.decide(&plan, trace);
+    let mut decisions = policy.decide(&plan, trace);
+    cap_phantom_commands(text, &script, &findings, &plan, &mut decisions);
 
     let mut decision = decisions.iter().map(|d| d.decision).max().unwrap_or(Decision::Allow);
     let mut reasons: Vec<String> = Vec::new();
@@ -127,6 +128,42 @@ pub fn check_traced(text: &str, policy: &Policy, trace: bool) -> (Verdict, Trace
         suggestion,
     };
     (verdict, Trace { script, findings, plan, decisions })
+}
+
+/// When bash and tree-sitter end a heredoc in different places, commands that
+/// tree-sitter found inside what bash reads as heredoc text never run: they
+/// cannot make the verdict deny (the desync already makes it ask).
+fn cap_phantom_commands(
+    text: &str,
+    script: &Script,
+    findings: &[(String, Findings)],
+    plan: &Plan,
+    decisions: &mut [policy::InvocationDecision],
+) {
+    let desync = findings.first().and_then(|(_, f)| f.ask()).is_some_and(|(name, _)| name == "heredoc-desync");
+    if !desync {
+        return;
+    }
+    let bodies = validate::Views::new(text).heredocs;
+    let mut inside: Vec<usize> = Vec::new();
+    for (i, cmd) in script.commands.iter().enumerate() {
+        if bodies.iter().any(|(start, end)| cmd.span.start >= *start && cmd.span.start < *end) {
+            inside.push(i);
+        }
+    }
+    // Nested units hang off a top-level command: follow parents up to it.
+    let top = |mut u: usize| {
+        while let Some(p) = plan.units.get(u).and_then(|x| x.parent) {
+            u = p;
+        }
+        u
+    };
+    for (inv, d) in plan.invocations.iter().zip(decisions.iter_mut()) {
+        if inside.contains(&top(inv.origin)) && d.decision == Decision::Deny {
+            d.decision = Decision::Ask;
+            d.reason = format!("{} (in text bash reads as a heredoc body)", d.reason);
+        }
+    }
 }
 
 /// The suggestion for an ask verdict: every asking invocation must be fixable by an allow rule.

@@ -420,11 +420,15 @@ impl<'s> Lowerer<'s> {
         let mut assignments = Vec::new();
         let mut argv = Vec::new();
         let mut redirects = f.redirects.clone();
+        let mut last_word_end: Option<usize> = None;
         for &child in kids.iter().chain(f.arg_nodes.iter()).chain(f.redirect_nodes.iter()) {
             if child.is_missing() {
                 self.missing(child);
                 continue;
             }
+            // tree-sitter splits `r\⏎m` in two; bash reads one word `rm`.
+            let joined = last_word_end.is_some_and(|end| self.src.get(end..child.start_byte()) == Some("\\\n"));
+            let before = argv.len();
             match child.kind() {
                 "variable_assignment" if argv.is_empty() => {
                     assignments.push(self.assignment(child, idx, f));
@@ -452,6 +456,13 @@ impl<'s> Lowerer<'s> {
                     self.recover(child, f);
                 }
             }
+            let added = argv.len() - before;
+            if joined && added == 1 && before > 0 {
+                if let (Some(next), Some(prev)) = (argv.pop(), argv.last_mut()) {
+                    merge_words(prev, next);
+                }
+            }
+            last_word_end = (added > 0).then(|| child.end_byte());
         }
         if let Some(slot) = self.script.commands.get_mut(idx) {
             *slot = SimpleCommand {
@@ -599,6 +610,7 @@ impl<'s> Lowerer<'s> {
                     .and_then(Word::value)
                     .is_some_and(|v| v == "-" || v.chars().all(|c| c.is_ascii_digit()));
                 let kind = match op.as_str() {
+                    ">&-" | "<&-" => RedirectKind::Duplicate,
                     "<" => RedirectKind::Read,
                     "<>" => RedirectKind::ReadWrite,
                     ">&" | "<&" if dup_target => RedirectKind::Duplicate,
@@ -883,6 +895,18 @@ impl<'s> Lowerer<'s> {
             }
         }
     }
+}
+
+/// Appends `next` to `prev` (a word that bash reads as one).
+fn merge_words(prev: &mut Word, next: Word) {
+    for part in next.parts {
+        match (prev.parts.last_mut(), part) {
+            (Some(Part::Literal(a)), Part::Literal(b)) => a.push_str(&b),
+            (_, p) => prev.parts.push(p),
+        }
+    }
+    prev.span.end = next.span.end;
+    prev.from_brace |= next.from_brace;
 }
 
 /// Node kinds that form words or parts of words.

@@ -1,11 +1,20 @@
 //! Validators about specific programs and redirections.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::{Input, Step};
 use crate::parse::RedirectKind;
 
 fn ask(reason: impl Into<String>) -> Step {
     Step::Ask(reason.into())
 }
+
+/// jq builtins that reach outside the input: commands, the environment, files, modules.
+static JQ_DANGER: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"\b(system|env|input_filename|import|include|getpath|debug|stderr|input_line_number|halt_error)\b|\$ENV|\$__loc__|\$__prog").ok()
+});
 
 /// `jq` filters that run commands or read the environment, and `jq` options that read files of code.
 pub(super) fn jq_system(i: &Input<'_>) -> Step {
@@ -20,10 +29,8 @@ pub(super) fn jq_system(i: &Input<'_>) -> Step {
             {
                 return ask(format!("`jq {text}` reads a file"));
             }
-            for needle in ["system", "$ENV", "env.", "env|", "input_filename", "import ", "include ", "$__prog", "getpath(\"env"] {
-                if text.contains(needle) {
-                    return ask(format!("the jq filter uses `{}`", needle.trim()));
-                }
+            if let Some(m) = JQ_DANGER.as_ref().and_then(|re| re.find(&text)) {
+                return ask(format!("the jq filter uses `{}`", m.as_str()));
             }
         }
     }

@@ -76,12 +76,8 @@ pub(super) fn malformed_tokens(i: &Input<'_>) -> Step {
         }
         match b {
             b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth < 0 {
-                    return ask(format!("unbalanced `)` at byte {at}"));
-                }
-            }
+            // `case` patterns close with a lone `)`: only an unclosed `(` is suspicious.
+            b')' => depth = (depth - 1).max(0),
             _ => {}
         }
     }
@@ -93,6 +89,14 @@ pub(super) fn malformed_tokens(i: &Input<'_>) -> Step {
 
 /// A line continuation inside a word (`su\⏎do`), or padding that hides the rest of the command.
 pub(super) fn unquoted_newline(i: &Input<'_>) -> Step {
+    let bytes = i.text.as_bytes();
+    for (at, _) in i.text.match_indices("\\\n") {
+        let before = at.checked_sub(1).and_then(|b| bytes.get(b)).is_some_and(|c| !c.is_ascii_whitespace());
+        let after = bytes.get(at + 2).is_some_and(|c| !c.is_ascii_whitespace());
+        if i.views.at(at) == Quote::Escaped && before && after {
+            return ask("a backslash-newline joins a word across lines");
+        }
+    }
     for c in &i.script.commands {
         for w in c.argv.iter().chain(c.redirects.iter().filter_map(|r| r.target.as_ref())) {
             let raw = i.raw(w);
