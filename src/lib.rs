@@ -66,7 +66,13 @@ pub fn check_bytes(bytes: &[u8], policy: &Policy) -> Verdict {
                 v.decision = Decision::Ask;
             }
             v.suggestion = None;
-            v.reasons.insert(0, format!("the command is not valid UTF-8 (at byte {})", e.valid_up_to()));
+            v.reasons.insert(
+                0,
+                format!(
+                    "the command is not valid UTF-8 (at byte {})",
+                    e.valid_up_to()
+                ),
+            );
             v
         }
     }
@@ -78,15 +84,29 @@ pub fn check_traced(text: &str, policy: &Policy, trace: bool) -> (Verdict, Trace
     let mut findings = vec![("command".to_owned(), validate::run(text, &script))];
     let plan = strip::strip(&script, &policy.strip_options());
     for nested in &plan.nested {
-        findings.push((nested.text.clone(), validate::run(&nested.text, &nested.script)));
+        findings.push((
+            nested.text.clone(),
+            validate::run(&nested.text, &nested.script),
+        ));
     }
     let mut decisions = policy.decide(&plan, trace);
     cap_phantom_commands(text, &script, &findings, &plan, &mut decisions);
 
-    let mut decision = decisions.iter().map(|d| d.decision).max().unwrap_or(Decision::Allow);
+    let mut decision = decisions
+        .iter()
+        .map(|d| d.decision)
+        .max()
+        .unwrap_or(Decision::Allow);
     let mut reasons: Vec<String> = Vec::new();
-    let issues: Vec<String> = script.issues.iter().chain(plan.issues.iter()).map(ToString::to_string).collect();
-    let asked = findings.iter().find_map(|(_, f)| f.ask().map(|(n, r)| (n, r.to_owned())));
+    let issues: Vec<String> = script
+        .issues
+        .iter()
+        .chain(plan.issues.iter())
+        .map(ToString::to_string)
+        .collect();
+    let asked = findings
+        .iter()
+        .find_map(|(_, f)| f.ask().map(|(n, r)| (n, r.to_owned())));
     if !issues.is_empty() || asked.is_some() {
         decision = decision.max(Decision::Ask);
     }
@@ -111,7 +131,10 @@ pub fn check_traced(text: &str, policy: &Policy, trace: bool) -> (Verdict, Trace
             }
             acc
         });
-    let validator = findings.first().and_then(|(_, f)| f.decisive.as_ref()).map(|f| f.validator.to_owned())
+    let validator = findings
+        .first()
+        .and_then(|(_, f)| f.decisive.as_ref())
+        .map(|f| f.validator.to_owned())
         .or_else(|| asked.as_ref().map(|(n, _)| (*n).to_owned()));
     let suggestion = if decision == Decision::Ask && issues.is_empty() && asked.is_none() {
         suggest(&plan, &decisions)
@@ -127,7 +150,15 @@ pub fn check_traced(text: &str, policy: &Policy, trace: bool) -> (Verdict, Trace
         commands: verdict::command_verdicts(&plan.invocations, &decisions),
         suggestion,
     };
-    (verdict, Trace { script, findings, plan, decisions })
+    (
+        verdict,
+        Trace {
+            script,
+            findings,
+            plan,
+            decisions,
+        },
+    )
 }
 
 /// When bash and tree-sitter end a heredoc in different places, commands that
@@ -140,14 +171,20 @@ fn cap_phantom_commands(
     plan: &Plan,
     decisions: &mut [policy::InvocationDecision],
 ) {
-    let desync = findings.first().and_then(|(_, f)| f.ask()).is_some_and(|(name, _)| name == "heredoc-desync");
+    let desync = findings
+        .first()
+        .and_then(|(_, f)| f.ask())
+        .is_some_and(|(name, _)| name == "heredoc-desync");
     if !desync {
         return;
     }
     let bodies = validate::Views::new(text).heredocs;
     let mut inside: Vec<usize> = Vec::new();
     for (i, cmd) in script.commands.iter().enumerate() {
-        if bodies.iter().any(|(start, end)| cmd.span.start >= *start && cmd.span.start < *end) {
+        if bodies
+            .iter()
+            .any(|(start, end)| cmd.span.start >= *start && cmd.span.start < *end)
+        {
             inside.push(i);
         }
     }

@@ -9,7 +9,11 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { shellgate::cli::EXIT_USAGE } else { 0 };
+            let code = if e.use_stderr() {
+                shellgate::cli::EXIT_USAGE
+            } else {
+                0
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }

@@ -70,20 +70,132 @@ impl Verdict {
 
 /// Programs a suggestion must never cover: shells, interpreters and executing wrappers.
 pub const NEVER_SUGGEST: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "csh", "tcsh", "busybox", "python", "python2", "python3",
-    "node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua", "luajit", "tclsh", "wish", "osascript", "pwsh",
-    "powershell", "env", "sudo", "doas", "su", "pkexec", "run0", "xargs", "find", "fd", "fdfind", "watch", "eval",
-    "exec", "source", ".", "command", "builtin", "timeout", "nice", "nohup", "stdbuf", "ionice", "setsid", "time",
-    "parallel", "script", "expect", "awk", "gawk", "mawk", "nawk", "sed", "vim", "vi", "nvim", "emacs", "less",
-    "more", "man", "ssh", "docker", "kubectl", "npx", "pnpx", "bunx", "uvx", "pipx", "strace", "ltrace", "gdb",
-    "chroot", "unshare", "nsenter", "flock", "trap", "alias", "export", "declare", "typeset", "set", "dd",
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "ash",
+    "fish",
+    "csh",
+    "tcsh",
+    "busybox",
+    "python",
+    "python2",
+    "python3",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "perl",
+    "ruby",
+    "php",
+    "lua",
+    "luajit",
+    "tclsh",
+    "wish",
+    "osascript",
+    "pwsh",
+    "powershell",
+    "env",
+    "sudo",
+    "doas",
+    "su",
+    "pkexec",
+    "run0",
+    "xargs",
+    "find",
+    "fd",
+    "fdfind",
+    "watch",
+    "eval",
+    "exec",
+    "source",
+    ".",
+    "command",
+    "builtin",
+    "timeout",
+    "nice",
+    "nohup",
+    "stdbuf",
+    "ionice",
+    "setsid",
+    "time",
+    "parallel",
+    "script",
+    "expect",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "sed",
+    "vim",
+    "vi",
+    "nvim",
+    "emacs",
+    "less",
+    "more",
+    "man",
+    "ssh",
+    "docker",
+    "kubectl",
+    "npx",
+    "pnpx",
+    "bunx",
+    "uvx",
+    "pipx",
+    "strace",
+    "ltrace",
+    "gdb",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "flock",
+    "trap",
+    "alias",
+    "export",
+    "declare",
+    "typeset",
+    "set",
+    "dd",
 ];
 
 /// Tools whose first argument is a subcommand.
 const SUBCOMMAND_TOOLS: &[&str] = &[
-    "git", "cargo", "npm", "pnpm", "yarn", "go", "pip", "pip3", "uv", "poetry", "gh", "apt", "apt-get", "brew",
-    "systemctl", "helm", "terraform", "rustup", "dotnet", "mvn", "gradle", "make", "just", "composer", "bundle",
-    "gem", "conda", "mix", "stack", "cabal", "zig", "swift", "flutter", "dart",
+    "git",
+    "cargo",
+    "npm",
+    "pnpm",
+    "yarn",
+    "go",
+    "pip",
+    "pip3",
+    "uv",
+    "poetry",
+    "gh",
+    "apt",
+    "apt-get",
+    "brew",
+    "systemctl",
+    "helm",
+    "terraform",
+    "rustup",
+    "dotnet",
+    "mvn",
+    "gradle",
+    "make",
+    "just",
+    "composer",
+    "bundle",
+    "gem",
+    "conda",
+    "mix",
+    "stack",
+    "cabal",
+    "zig",
+    "swift",
+    "flutter",
+    "dart",
 ];
 
 /// The narrowest `program sub:*` pattern that would allow this invocation.
@@ -92,9 +204,19 @@ pub fn suggestion_for(inv: &Invocation) -> Option<String> {
     if NEVER_SUGGEST.contains(&program) || program.contains('/') || !inv.assignments.is_empty() {
         return None;
     }
-    let args: Option<Vec<String>> = inv.argv.iter().skip(1).map(crate::parse::Word::value).collect();
+    let args: Option<Vec<String>> = inv
+        .argv
+        .iter()
+        .skip(1)
+        .map(crate::parse::Word::value)
+        .collect();
     let args = args?;
-    let plain = |a: &String| !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.')) && !a.starts_with('-');
+    let plain = |a: &String| {
+        !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+            && !a.starts_with('-')
+    };
     if SUBCOMMAND_TOOLS.contains(&program) {
         let first = args.first()?;
         if !plain(first) {
@@ -108,13 +230,18 @@ pub fn suggestion_for(inv: &Invocation) -> Option<String> {
     }
     if args.iter().any(|a| a.starts_with('-')) {
         // Options may change what a program does: suggest this exact command only.
-        return Some(shell_words::join(std::iter::once(program.to_owned()).chain(args)));
+        return Some(shell_words::join(
+            std::iter::once(program.to_owned()).chain(args),
+        ));
     }
     Some(format!("{program}:*"))
 }
 
 /// Builds the per-program part of a verdict.
-pub fn command_verdicts(invs: &[Invocation], decisions: &[InvocationDecision]) -> Vec<CommandVerdict> {
+pub fn command_verdicts(
+    invs: &[Invocation],
+    decisions: &[InvocationDecision],
+) -> Vec<CommandVerdict> {
     invs.iter()
         .zip(decisions)
         .map(|(inv, d)| CommandVerdict {
@@ -136,13 +263,22 @@ pub fn suggestion_toml(pattern: &str) -> String {
     };
     let program = words.first().cloned().unwrap_or_default();
     let args: Vec<String> = words.iter().skip(1).map(|a| format!("{a:?}")).collect();
-    let id: String = words.join("-").chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    let mut out = format!("[[rule]]\nid = \"allow-{id}\"\ndecision = \"allow\"\ncommand = {program:?}\n");
+    let id: String = words
+        .join("-")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let mut out =
+        format!("[[rule]]\nid = \"allow-{id}\"\ndecision = \"allow\"\ncommand = {program:?}\n");
     if exact {
         out.push_str(&format!("pattern = [{pattern:?}]\n"));
     } else if !args.is_empty() {
         out.push_str(&format!("args = [{}]\n", args.join(", ")));
     }
-    out.push_str(&format!("reason = \"approved: {}\"\nmatch = [{:?}]\n", pattern.replace('"', "'"), words.join(" ")));
+    out.push_str(&format!(
+        "reason = \"approved: {}\"\nmatch = [{:?}]\n",
+        pattern.replace('"', "'"),
+        words.join(" ")
+    ));
     out
 }

@@ -1,6 +1,13 @@
 //! Runs every `corpus/*.toml` case against its policy (the embedded default
 //! unless the case names another), each case as its own named test.
 
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "tests"
+)]
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -42,14 +49,26 @@ fn load_cases() -> Result<Vec<(String, Case)>, String> {
     let mut ids = HashSet::new();
     for f in files {
         let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let parsed: CorpusFile = toml::from_str(&text).map_err(|e| format!("{}: {e}", f.display()))?;
-        let stem = f.file_stem().and_then(|s| s.to_str()).unwrap_or("corpus").to_owned();
+        let parsed: CorpusFile =
+            toml::from_str(&text).map_err(|e| format!("{}: {e}", f.display()))?;
+        let stem = f
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("corpus")
+            .to_owned();
         for case in parsed.cases {
             if !ids.insert(case.id.clone()) {
                 return Err(format!("{}: duplicate case id `{}`", f.display(), case.id));
             }
-            if case.why.trim().is_empty() || case.source.trim().is_empty() || case.category.trim().is_empty() {
-                return Err(format!("{}: case `{}` needs `why`, `category` and `source`", f.display(), case.id));
+            if case.why.trim().is_empty()
+                || case.source.trim().is_empty()
+                || case.category.trim().is_empty()
+            {
+                return Err(format!(
+                    "{}: case `{}` needs `why`, `category` and `source`",
+                    f.display(),
+                    case.id
+                ));
             }
             out.push((stem.clone(), case));
         }
@@ -86,10 +105,15 @@ fn main() {
     let default = std::sync::Arc::new(Policy::embedded().expect("embedded policy loads"));
     let mut trials = vec![Trial::test("corpus::has_enough_cases", {
         let n = cases.len();
-        let benign = cases.iter().filter(|(_, c)| c.expect == Decision::Allow).count();
+        let benign = cases
+            .iter()
+            .filter(|(_, c)| c.expect == Decision::Allow)
+            .count();
         move || {
             if n < 250 || benign < 80 {
-                return Err(format!("{n} cases ({benign} allowed): want at least 250 and 80").into());
+                return Err(
+                    format!("{n} cases ({benign} allowed): want at least 250 and 80").into(),
+                );
             }
             Ok(())
         }
@@ -103,13 +127,17 @@ fn main() {
                     Ok(pol) => std::sync::Arc::new(pol),
                     Err(e) => {
                         let msg = format!("policy {p}: {e}");
-                        trials.push(Trial::test(format!("{file}::{}", case.id), move || Err(msg.clone().into())));
+                        trials.push(Trial::test(format!("{file}::{}", case.id), move || {
+                            Err(msg.clone().into())
+                        }));
                         continue;
                     }
                 }
             }
         };
-        trials.push(Trial::test(format!("{file}::{}", case.id), move || run_case(&case, &policy)));
+        trials.push(Trial::test(format!("{file}::{}", case.id), move || {
+            run_case(&case, &policy)
+        }));
     }
     libtest_mimic::run(&args, trials).exit();
 }

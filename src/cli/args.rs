@@ -1,5 +1,10 @@
 //! The command line, shared options and policy loading for subcommands that decide.
 
+#![allow(
+    clippy::result_large_err,
+    reason = "PolicyError carries its source text for diagnostics; loading is not a hot path"
+)]
+
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -58,7 +63,10 @@ pub struct PolicyArgs {
 impl PolicyArgs {
     /// The working directory the layers are resolved from.
     pub fn workspace(&self) -> PathBuf {
-        self.cwd.clone().or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."))
+        self.cwd
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("."))
     }
 
     /// Loads and merges the policy layers.
@@ -113,9 +121,11 @@ pub fn render_policy_error(e: &PolicyError, format: ErrorFormat) -> String {
     impl std::fmt::Display for Show<'_> {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             match self.1 {
-                ErrorFormat::Human => miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-                    .with_width(100)
-                    .debug(self.0, f),
+                ErrorFormat::Human => miette::GraphicalReportHandler::new_themed(
+                    miette::GraphicalTheme::unicode_nocolor(),
+                )
+                .with_width(100)
+                .debug(self.0, f),
                 ErrorFormat::Plain => miette::NarratableReportHandler::new().debug(self.0, f),
                 ErrorFormat::Json => miette::JSONReportHandler::new().render_report(f, self.0),
             }

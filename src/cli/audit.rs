@@ -14,8 +14,16 @@ use crate::Verdict;
 ///
 /// # Errors
 /// The I/O error; callers treat it as a reason to deny.
-pub fn record(path: &Path, command: &str, verdict: &Verdict, layers: &[(String, String)]) -> std::io::Result<()> {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+pub fn record(
+    path: &Path,
+    command: &str,
+    verdict: &Verdict,
+    layers: &[(String, String)],
+) -> std::io::Result<()> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
     let line = json!({
         "time": now,
         "event": "decision",
@@ -28,6 +36,9 @@ pub fn record(path: &Path, command: &str, verdict: &Verdict, layers: &[(String, 
     });
     let mut bytes = serde_json::to_vec(&line)?;
     bytes.push(b'\n');
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
     f.write_all(&bytes)
 }

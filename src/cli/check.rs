@@ -31,15 +31,25 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         return batch(args, &loaded);
     }
     if args.command.is_empty() {
-        eprintln!("error: no command given\n\nUsage: shellgate check [OPTIONS] -- COMMAND\n       shellgate check --batch < commands.jsonl");
+        eprintln!(
+            "error: no command given\n\nUsage: shellgate check [OPTIONS] -- COMMAND\n       shellgate check --batch < commands.jsonl"
+        );
         return ExitCode::from(EXIT_USAGE);
     }
     let bytes = command_bytes(&args.command);
     let mut verdict = check_bytes(&bytes, &loaded.policy);
-    if let Some(path) = &args.policy.audit {
-        if let Err(e) = audit::record(path, &String::from_utf8_lossy(&bytes), &verdict, &loaded.layers) {
-            verdict = Verdict::refused(Decision::Deny, format!("the audit log `{}` cannot be written: {e}", path.display()));
-        }
+    if let Some(path) = &args.policy.audit
+        && let Err(e) = audit::record(
+            path,
+            &String::from_utf8_lossy(&bytes),
+            &verdict,
+            &loaded.layers,
+        )
+    {
+        verdict = Verdict::refused(
+            Decision::Deny,
+            format!("the audit log `{}` cannot be written: {e}", path.display()),
+        );
     }
     if args.json {
         println!("{}", serde_json::to_string(&verdict).unwrap_or_default());
@@ -73,10 +83,13 @@ fn batch(args: &CheckArgs, loaded: &crate::policy::layers::Loaded) -> ExitCode {
         let verdict = match serde_json::from_slice::<BatchLine>(trimmed) {
             Ok(req) => {
                 let mut v = check_bytes(req.command.as_bytes(), &loaded.policy);
-                if let Some(path) = &args.policy.audit {
-                    if let Err(e) = audit::record(path, &req.command, &v, &loaded.layers) {
-                        v = Verdict::refused(Decision::Deny, format!("the audit log cannot be written: {e}"));
-                    }
+                if let Some(path) = &args.policy.audit
+                    && let Err(e) = audit::record(path, &req.command, &v, &loaded.layers)
+                {
+                    v = Verdict::refused(
+                        Decision::Deny,
+                        format!("the audit log cannot be written: {e}"),
+                    );
                 }
                 v.id = req.id;
                 v
@@ -90,10 +103,16 @@ fn batch(args: &CheckArgs, loaded: &crate::policy::layers::Loaded) -> ExitCode {
                 v
             }
         };
-        let written = serde_json::to_writer(&mut out, &verdict).is_ok() && out.write_all(b"\n").is_ok() && out.flush().is_ok();
+        let written = serde_json::to_writer(&mut out, &verdict).is_ok()
+            && out.write_all(b"\n").is_ok()
+            && out.flush().is_ok();
         if !written {
             return ExitCode::from(super::EXIT_INTERNAL);
         }
     }
-    if bad_input { ExitCode::from(EXIT_BAD_INPUT) } else { ExitCode::SUCCESS }
+    if bad_input {
+        ExitCode::from(EXIT_BAD_INPUT)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

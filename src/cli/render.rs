@@ -20,13 +20,30 @@ pub fn verdict(v: &Verdict) -> String {
     if !v.commands.is_empty() {
         let _ = writeln!(out, "  commands:");
         for c in &v.commands {
-            let via = c.via.as_ref().map(|w| format!(" (run by {w})")).unwrap_or_default();
-            let rule = c.rule.as_ref().map(|r| format!("[{r}] ")).unwrap_or_default();
-            let _ = writeln!(out, "    {:5}  {}{via}  — {rule}{}", c.decision.as_str(), one_line(&c.argv.join(" ")), one_line(&c.reason));
+            let via = c
+                .via
+                .as_ref()
+                .map(|w| format!(" (run by {w})"))
+                .unwrap_or_default();
+            let rule = c
+                .rule
+                .as_ref()
+                .map(|r| format!("[{r}] "))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "    {:5}  {}{via}  — {rule}{}",
+                c.decision.as_str(),
+                one_line(&c.argv.join(" ")),
+                one_line(&c.reason)
+            );
         }
     }
     if let Some(s) = &v.suggestion {
-        let _ = writeln!(out, "  suggestion: {s}   (`shellgate suggest -- …` prints it as a rule)");
+        let _ = writeln!(
+            out,
+            "  suggestion: {s}   (`shellgate suggest -- …` prints it as a rule)"
+        );
     }
     out
 }

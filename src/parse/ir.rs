@@ -47,7 +47,11 @@ pub struct Word {
 impl Word {
     /// A word made of one literal.
     pub fn literal(text: &str, span: Span) -> Self {
-        Word { parts: vec![Part::Literal(text.to_owned())], span, from_brace: false }
+        Word {
+            parts: vec![Part::Literal(text.to_owned())],
+            span,
+            from_brace: false,
+        }
     }
 
     /// The exact value, when every part is literal.
@@ -69,7 +73,9 @@ impl Word {
 
     /// True when the only run-time expansion is filename globbing or tilde.
     pub fn is_glob_only(&self) -> bool {
-        self.parts.iter().all(|p| matches!(p, Part::Literal(_) | Part::Glob(_) | Part::Tilde(_)))
+        self.parts
+            .iter()
+            .all(|p| matches!(p, Part::Literal(_) | Part::Glob(_) | Part::Tilde(_)))
     }
 
     /// The text used for matching and display: literals as they are, dynamic parts as their source.
@@ -314,9 +320,17 @@ impl std::fmt::Display for Issue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Issue::SyntaxError { span } => write!(f, "syntax error at byte {}", span.start),
-            Issue::Missing { what, span } => write!(f, "incomplete command: missing `{what}` at byte {}", span.start),
-            Issue::UnknownNode { node, span } => write!(f, "unsupported syntax `{node}` at byte {}", span.start),
-            Issue::TooLong { len, limit } => write!(f, "command is {len} bytes, over the {limit}-byte limit"),
+            Issue::Missing { what, span } => write!(
+                f,
+                "incomplete command: missing `{what}` at byte {}",
+                span.start
+            ),
+            Issue::UnknownNode { node, span } => {
+                write!(f, "unsupported syntax `{node}` at byte {}", span.start)
+            }
+            Issue::TooLong { len, limit } => {
+                write!(f, "command is {len} bytes, over the {limit}-byte limit")
+            }
             Issue::TooDeep { limit } => write!(f, "nesting deeper than {limit} levels"),
             Issue::TooManyCommands { count, limit } => {
                 write!(f, "{count} simple commands, over the limit of {limit}")

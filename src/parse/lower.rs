@@ -54,7 +54,10 @@ pub(crate) struct Lowerer<'s> {
 }
 
 fn span(node: Node<'_>) -> Span {
-    Span { start: node.start_byte(), end: node.end_byte() }
+    Span {
+        start: node.start_byte(),
+        end: node.end_byte(),
+    }
 }
 
 fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
@@ -69,16 +72,28 @@ fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 
 impl<'s> Lowerer<'s> {
     pub(crate) fn new(src: &'s str) -> Self {
-        Lowerer { src, script: Script::default(), next_pipeline: 0, too_deep: false, capped: false }
+        Lowerer {
+            src,
+            script: Script::default(),
+            next_pipeline: 0,
+            too_deep: false,
+            capped: false,
+        }
     }
 
     fn text(&self, node: Node<'_>) -> &'s str {
-        self.src.get(node.start_byte()..node.end_byte()).unwrap_or("")
+        self.src
+            .get(node.start_byte()..node.end_byte())
+            .unwrap_or("")
     }
 
     /// Lowers a whole program at the given base depth and context.
     pub(crate) fn program(&mut self, root: Node<'_>, depth: u32, ctx: Context) {
-        let frame = Frame { ctx, depth, ..Frame::default() };
+        let frame = Frame {
+            ctx,
+            depth,
+            ..Frame::default()
+        };
         self.block(root, &frame);
     }
 
@@ -103,16 +118,23 @@ impl<'s> Lowerer<'s> {
                 }
                 continue;
             }
-            let background = kids.get(i + 1).is_some_and(|n| !n.is_named() && n.kind() == "&");
-            let frame = if background { f.flag(Context::BACKGROUND) } else { f.clone() };
+            let background = kids
+                .get(i + 1)
+                .is_some_and(|n| !n.is_named() && n.kind() == "&");
+            let frame = if background {
+                f.flag(Context::BACKGROUND)
+            } else {
+                f.clone()
+            };
             self.statement(*child, &frame);
         }
     }
 
     fn missing(&mut self, node: Node<'_>) {
-        self.script
-            .issues
-            .push(Issue::Missing { what: node.kind().to_owned(), span: span(node) });
+        self.script.issues.push(Issue::Missing {
+            what: node.kind().to_owned(),
+            span: span(node),
+        });
     }
 
     fn statement(&mut self, node: Node<'_>, f: &Frame<'_>) {
@@ -133,7 +155,9 @@ impl<'s> Lowerer<'s> {
             "do_group" => self.block(node, &f.enter(Context::LOOP)),
             "if_statement" => self.if_statement(node, f),
             "elif_clause" | "else_clause" => self.block(node, &f.enter(Context::BRANCH)),
-            "while_statement" | "for_statement" | "c_style_for_statement" => self.loop_statement(node, f),
+            "while_statement" | "for_statement" | "c_style_for_statement" => {
+                self.loop_statement(node, f)
+            }
             "case_statement" => self.case_statement(node, f),
             "function_definition" => self.function(node, f),
             "variable_assignment" | "variable_assignments" => self.assignment_statement(node, f),
@@ -147,13 +171,18 @@ impl<'s> Lowerer<'s> {
                 self.command_parts(&[], &frame, span(node));
             }
             "ERROR" => {
-                self.script.issues.push(Issue::SyntaxError { span: span(node) });
+                self.script
+                    .issues
+                    .push(Issue::SyntaxError { span: span(node) });
                 self.recover(node, f);
             }
             "heredoc_body" | "heredoc_start" | "heredoc_end" => {}
             kind if is_expression(kind) => self.nested(node, f.parent, f),
             kind => {
-                self.script.issues.push(Issue::UnknownNode { node: kind.to_owned(), span: span(node) });
+                self.script.issues.push(Issue::UnknownNode {
+                    node: kind.to_owned(),
+                    span: span(node),
+                });
                 self.recover(node, f);
             }
         }
@@ -165,7 +194,9 @@ impl<'s> Lowerer<'s> {
         if kids.first().is_some_and(|k| k.kind() == "command_name") {
             // `{rm,-rf,/}` and friends: tree-sitter gives up, bash runs a command.
             let text = self.text(node);
-            if text.starts_with('{') && !text.contains(|c: char| c.is_whitespace() || "'\"$`\\;|&<>()".contains(c)) {
+            if text.starts_with('{')
+                && !text.contains(|c: char| c.is_whitespace() || "'\"$`\\;|&<>()".contains(c))
+            {
                 return self.brace_command(node, f);
             }
             return self.command_parts(&kids, f, span(node));
@@ -236,7 +267,9 @@ impl<'s> Lowerer<'s> {
 
     fn if_statement(&mut self, node: Node<'_>, f: &Frame<'_>) {
         for i in 0..node.child_count() {
-            let Some(child) = node.child(i as u32) else { continue };
+            let Some(child) = node.child(i) else {
+                continue;
+            };
             if child.is_missing() {
                 self.missing(child);
                 continue;
@@ -244,7 +277,7 @@ impl<'s> Lowerer<'s> {
             if !child.is_named() {
                 continue;
             }
-            let flag = if node.field_name_for_child(i as u32) == Some("condition") {
+            let flag = if node.field_name_for_child(i) == Some("condition") {
                 Context::CONDITION
             } else {
                 Context::BRANCH
@@ -255,7 +288,9 @@ impl<'s> Lowerer<'s> {
 
     fn loop_statement(&mut self, node: Node<'_>, f: &Frame<'_>) {
         for i in 0..node.child_count() {
-            let Some(child) = node.child(i as u32) else { continue };
+            let Some(child) = node.child(i) else {
+                continue;
+            };
             if child.is_missing() {
                 self.missing(child);
                 continue;
@@ -263,7 +298,7 @@ impl<'s> Lowerer<'s> {
             if !child.is_named() {
                 continue;
             }
-            match node.field_name_for_child(i as u32) {
+            match node.field_name_for_child(i) {
                 Some("condition") => self.statement(child, &f.enter(Context::CONDITION)),
                 Some("body") => self.statement(child, f),
                 _ if child.kind() == "do_group" => self.statement(child, f),
@@ -276,11 +311,13 @@ impl<'s> Lowerer<'s> {
         for child in named_children(node) {
             if child.kind() == "case_item" {
                 for i in 0..child.child_count() {
-                    let Some(item) = child.child(i as u32) else { continue };
+                    let Some(item) = child.child(i) else {
+                        continue;
+                    };
                     if !item.is_named() {
                         continue;
                     }
-                    if child.field_name_for_child(i as u32) == Some("value") {
+                    if child.field_name_for_child(i) == Some("value") {
                         self.nested(item, f.parent, f);
                     } else {
                         self.statement(item, &f.enter(Context::BRANCH));
@@ -297,15 +334,20 @@ impl<'s> Lowerer<'s> {
     fn function(&mut self, node: Node<'_>, f: &Frame<'_>) {
         if let Some(name) = node.child_by_field_name("name") {
             let name = self.text(name).to_owned();
-            self.script.functions.push(FunctionDef { name, span: span(node) });
+            self.script.functions.push(FunctionDef {
+                name,
+                span: span(node),
+            });
         }
         let mut frame = f.enter(Context::FUNCTION);
         for i in 0..node.child_count() {
-            let Some(child) = node.child(i as u32) else { continue };
-            if node.field_name_for_child(i as u32) == Some("redirect") {
-                if let Some(r) = self.redirect(child, None, f) {
-                    frame.redirects.push(r);
-                }
+            let Some(child) = node.child(i) else {
+                continue;
+            };
+            if node.field_name_for_child(i) == Some("redirect")
+                && let Some(r) = self.redirect(child, None, f)
+            {
+                frame.redirects.push(r);
             }
         }
         if let Some(body) = node.child_by_field_name("body") {
@@ -330,8 +372,10 @@ impl<'s> Lowerer<'s> {
             }
             if child.kind() == "heredoc_redirect" {
                 for i in 0..child.child_count() {
-                    let Some(part) = child.child(i as u32) else { continue };
-                    match (child.field_name_for_child(i as u32), part.kind()) {
+                    let Some(part) = child.child(i) else {
+                        continue;
+                    };
+                    match (child.field_name_for_child(i), part.kind()) {
                         (_, "pipeline") => continuation = Some(part),
                         (Some("right"), _) => right = Some(part),
                         (Some("argument"), _) => arg_nodes.push(part),
@@ -343,7 +387,9 @@ impl<'s> Lowerer<'s> {
             if child.is_missing() {
                 self.missing(child);
             } else if child.kind() == "ERROR" {
-                self.script.issues.push(Issue::SyntaxError { span: span(child) });
+                self.script
+                    .issues
+                    .push(Issue::SyntaxError { span: span(child) });
                 self.recover(child, f);
             } else {
                 redirect_nodes.push(child);
@@ -371,12 +417,10 @@ impl<'s> Lowerer<'s> {
             self.statement(body, &frame);
         }
         if let (Some(cont), Some(id)) = (continuation, pipeline) {
-            let mut pos = 1;
-            for member in named_children(cont) {
+            for (pos, member) in (1u32..).zip(named_children(cont)) {
                 let mut m = f.flag(Context::PIPELINE);
                 m.pipeline = Some((id, pos));
                 self.statement(member, &m);
-                pos += 1;
             }
         }
         if let Some(right) = right {
@@ -421,13 +465,18 @@ impl<'s> Lowerer<'s> {
         let mut argv = Vec::new();
         let mut redirects = f.redirects.clone();
         let mut last_word_end: Option<usize> = None;
-        for &child in kids.iter().chain(f.arg_nodes.iter()).chain(f.redirect_nodes.iter()) {
+        for &child in kids
+            .iter()
+            .chain(f.arg_nodes.iter())
+            .chain(f.redirect_nodes.iter())
+        {
             if child.is_missing() {
                 self.missing(child);
                 continue;
             }
             // tree-sitter splits `r\⏎m` in two; bash reads one word `rm`.
-            let joined = last_word_end.is_some_and(|end| self.src.get(end..child.start_byte()) == Some("\\\n"));
+            let joined = last_word_end
+                .is_some_and(|end| self.src.get(end..child.start_byte()) == Some("\\\n"));
             let before = argv.len();
             match child.kind() {
                 "variable_assignment" if argv.is_empty() => {
@@ -445,22 +494,29 @@ impl<'s> Lowerer<'s> {
                 }
                 "comment" => self.script.comments.push(span(child)),
                 "ERROR" => {
-                    self.script.issues.push(Issue::SyntaxError { span: span(child) });
+                    self.script
+                        .issues
+                        .push(Issue::SyntaxError { span: span(child) });
                     self.recover(child, f);
                 }
                 kind if is_word_like(kind) || kind == "variable_assignment" => {
                     argv.extend(self.words(child, idx, f));
                 }
                 kind => {
-                    self.script.issues.push(Issue::UnknownNode { node: kind.to_owned(), span: span(child) });
+                    self.script.issues.push(Issue::UnknownNode {
+                        node: kind.to_owned(),
+                        span: span(child),
+                    });
                     self.recover(child, f);
                 }
             }
             let added = argv.len() - before;
-            if joined && added == 1 && before > 0 {
-                if let (Some(next), Some(prev)) = (argv.pop(), argv.last_mut()) {
-                    merge_words(prev, next);
-                }
+            if joined
+                && added == 1
+                && before > 0
+                && let (Some(next), Some(prev)) = (argv.pop(), argv.last_mut())
+            {
+                merge_words(prev, next);
             }
             last_word_end = (added > 0).then(|| child.end_byte());
         }
@@ -485,8 +541,19 @@ impl<'s> Lowerer<'s> {
         word::push_unquoted(&mut atoms, self.text(node));
         let at = span(node);
         let argv = match word::brace_expand(atoms) {
-            Some(words) => words.iter().map(|a| Word { parts: word::to_parts(a), span: at, from_brace: true }).collect(),
-            None => vec![Word { parts: vec![Part::Glob(self.text(node).to_owned())], span: at, from_brace: true }],
+            Some(words) => words
+                .iter()
+                .map(|a| Word {
+                    parts: word::to_parts(a),
+                    span: at,
+                    from_brace: true,
+                })
+                .collect(),
+            None => vec![Word {
+                parts: vec![Part::Glob(self.text(node).to_owned())],
+                span: at,
+                from_brace: true,
+            }],
         };
         if let Some(slot) = self.script.commands.get_mut(idx) {
             *slot = SimpleCommand {
@@ -504,8 +571,15 @@ impl<'s> Lowerer<'s> {
 
     fn assignment_statement(&mut self, node: Node<'_>, f: &Frame<'_>) {
         let Some(idx) = self.reserve() else { return };
-        let nodes = if node.kind() == "variable_assignments" { named_children(node) } else { vec![node] };
-        let assignments = nodes.into_iter().map(|n| self.assignment(n, idx, f)).collect();
+        let nodes = if node.kind() == "variable_assignments" {
+            named_children(node)
+        } else {
+            vec![node]
+        };
+        let assignments = nodes
+            .into_iter()
+            .map(|n| self.assignment(n, idx, f))
+            .collect();
         if let Some(slot) = self.script.commands.get_mut(idx) {
             *slot = SimpleCommand {
                 assignments,
@@ -521,17 +595,30 @@ impl<'s> Lowerer<'s> {
     }
 
     fn assignment(&mut self, node: Node<'_>, idx: usize, f: &Frame<'_>) -> Assignment {
-        let name = node.child_by_field_name("name").map(|n| self.text(n).to_owned()).unwrap_or_default();
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n).to_owned())
+            .unwrap_or_default();
         if let Some(n) = node.child_by_field_name("name") {
             self.nested(n, Some(idx), f);
         }
-        let append = children(node).iter().any(|c| !c.is_named() && c.kind() == "+=");
+        let append = children(node)
+            .iter()
+            .any(|c| !c.is_named() && c.kind() == "+=");
         let value = node.child_by_field_name("value").map(|v| {
             let mut atoms = Vec::new();
             self.atoms(v, &mut atoms, idx, f);
-            Word { parts: word::to_parts(&atoms), span: span(v), from_brace: false }
+            Word {
+                parts: word::to_parts(&atoms),
+                span: span(v),
+                from_brace: false,
+            }
         });
-        Assignment { name, value, append }
+        Assignment {
+            name,
+            value,
+            append,
+        }
     }
 
     /// `declare`, `export`, `local`, `readonly`, `typeset`, `unset`: a command whose
@@ -565,7 +652,10 @@ impl<'s> Lowerer<'s> {
     /// `[[ … ]]` and `[ … ]` parsed as a test: a command named by its bracket.
     fn test_command(&mut self, node: Node<'_>, f: &Frame<'_>) {
         let Some(idx) = self.reserve() else { return };
-        let open = node.child(0).map(|c| c.kind().to_owned()).unwrap_or_else(|| "[[".to_owned());
+        let open = node
+            .child(0)
+            .map(|c| c.kind().to_owned())
+            .unwrap_or_else(|| "[[".to_owned());
         let mut redirects = f.redirects.clone();
         for child in named_children(node) {
             if child.kind() == "redirected_statement" {
@@ -581,7 +671,10 @@ impl<'s> Lowerer<'s> {
         if let Some(slot) = self.script.commands.get_mut(idx) {
             *slot = SimpleCommand {
                 assignments: Vec::new(),
-                argv: vec![Word::literal(&open, span(node)), Word::literal(close, span(node))],
+                argv: vec![
+                    Word::literal(&open, span(node)),
+                    Word::literal(close, span(node)),
+                ],
                 redirects,
                 context: f.ctx,
                 pipeline: f.pipeline,
@@ -592,7 +685,12 @@ impl<'s> Lowerer<'s> {
         }
     }
 
-    fn redirect(&mut self, node: Node<'_>, parent: Option<usize>, f: &Frame<'_>) -> Option<Redirect> {
+    fn redirect(
+        &mut self,
+        node: Node<'_>,
+        parent: Option<usize>,
+        f: &Frame<'_>,
+    ) -> Option<Redirect> {
         let fd = node
             .child_by_field_name("descriptor")
             .and_then(|d| self.text(d).parse::<u32>().ok());
@@ -617,48 +715,89 @@ impl<'s> Lowerer<'s> {
                     "<&" => RedirectKind::Read,
                     _ => RedirectKind::Write,
                 };
-                Some(Redirect { fd, op, kind, target, heredoc: None })
+                Some(Redirect {
+                    fd,
+                    op,
+                    kind,
+                    target,
+                    heredoc: None,
+                })
             }
             "herestring_redirect" => {
-                let word = named_children(node).into_iter().find(|c| c.kind() != "file_descriptor");
+                let word = named_children(node)
+                    .into_iter()
+                    .find(|c| c.kind() != "file_descriptor");
                 let target = word.map(|w| self.single_word(w, parent, f));
-                Some(Redirect { fd, op: "<<<".to_owned(), kind: RedirectKind::HereString, target, heredoc: None })
+                Some(Redirect {
+                    fd,
+                    op: "<<<".to_owned(),
+                    kind: RedirectKind::HereString,
+                    target,
+                    heredoc: None,
+                })
             }
             "heredoc_redirect" => {
                 let start = node.child_by_field_name("heredoc_start").or_else(|| {
-                    named_children(node).into_iter().find(|c| c.kind() == "heredoc_start")
+                    named_children(node)
+                        .into_iter()
+                        .find(|c| c.kind() == "heredoc_start")
                 });
                 let quoted = start.is_some_and(|s| self.text(s).contains(['\'', '"', '\\']));
-                let body = named_children(node).into_iter().find(|c| c.kind() == "heredoc_body");
+                let body = named_children(node)
+                    .into_iter()
+                    .find(|c| c.kind() == "heredoc_body");
                 let mut dynamic = false;
-                if let Some(b) = body {
-                    if !quoted {
-                        dynamic = named_children(b).iter().any(|c| c.kind() != "heredoc_content");
-                        self.nested(b, parent, f);
-                    }
+                if let Some(b) = body
+                    && !quoted
+                {
+                    dynamic = named_children(b)
+                        .iter()
+                        .any(|c| c.kind() != "heredoc_content");
+                    self.nested(b, parent, f);
                 }
                 let text = body.map(|b| self.text(b).to_owned()).unwrap_or_default();
-                let end = named_children(node).into_iter().find(|c| c.kind() == "heredoc_end");
+                let end = named_children(node)
+                    .into_iter()
+                    .find(|c| c.kind() == "heredoc_end");
                 let body_span = match (body, end) {
-                    (Some(b), Some(e)) => Span { start: b.start_byte(), end: e.start_byte() },
+                    (Some(b), Some(e)) => Span {
+                        start: b.start_byte(),
+                        end: e.start_byte(),
+                    },
                     (Some(b), None) => span(b),
-                    (None, Some(e)) => Span { start: e.start_byte(), end: e.start_byte() },
-                    (None, None) => Span { start: node.end_byte(), end: node.end_byte() },
+                    (None, Some(e)) => Span {
+                        start: e.start_byte(),
+                        end: e.start_byte(),
+                    },
+                    (None, None) => Span {
+                        start: node.end_byte(),
+                        end: node.end_byte(),
+                    },
                 };
                 Some(Redirect {
                     fd,
                     op,
                     kind: RedirectKind::Heredoc,
                     target: None,
-                    heredoc: Some(Heredoc { body: text, quoted, dynamic, body_span }),
+                    heredoc: Some(Heredoc {
+                        body: text,
+                        quoted,
+                        dynamic,
+                        body_span,
+                    }),
                 })
             }
             "ERROR" => {
-                self.script.issues.push(Issue::SyntaxError { span: span(node) });
+                self.script
+                    .issues
+                    .push(Issue::SyntaxError { span: span(node) });
                 None
             }
             other => {
-                self.script.issues.push(Issue::UnknownNode { node: other.to_owned(), span: span(node) });
+                self.script.issues.push(Issue::UnknownNode {
+                    node: other.to_owned(),
+                    span: span(node),
+                });
                 None
             }
         }
@@ -674,7 +813,11 @@ impl<'s> Lowerer<'s> {
                 word::push_unquoted(&mut atoms, self.text(node));
             }
         }
-        Word { parts: word::to_parts(&atoms), span: span(node), from_brace: false }
+        Word {
+            parts: word::to_parts(&atoms),
+            span: span(node),
+            from_brace: false,
+        }
     }
 
     /// Lowers an argument node to one or more words (brace expansion).
@@ -683,19 +826,34 @@ impl<'s> Lowerer<'s> {
         self.atoms(node, &mut atoms, parent, f);
         let at = span(node);
         if !word::has_brace(&atoms) {
-            return vec![Word { parts: word::to_parts(&atoms), span: at, from_brace: false }];
+            return vec![Word {
+                parts: word::to_parts(&atoms),
+                span: at,
+                from_brace: false,
+            }];
         }
         match word::brace_expand(atoms) {
             Some(expanded) => expanded
                 .iter()
-                .map(|a| Word { parts: word::to_parts(a), span: at, from_brace: true })
+                .map(|a| Word {
+                    parts: word::to_parts(a),
+                    span: at,
+                    from_brace: true,
+                })
                 .collect(),
             None => {
                 self.script.issues.push(Issue::Unmodelled {
-                    what: format!("brace expansion yields more than {} words", word::MAX_BRACE_WORDS),
+                    what: format!(
+                        "brace expansion yields more than {} words",
+                        word::MAX_BRACE_WORDS
+                    ),
                     span: at,
                 });
-                vec![Word { parts: vec![Part::Glob(self.text(node).to_owned())], span: at, from_brace: true }]
+                vec![Word {
+                    parts: vec![Part::Glob(self.text(node).to_owned())],
+                    span: at,
+                    from_brace: true,
+                }]
             }
         }
     }
@@ -707,8 +865,12 @@ impl<'s> Lowerer<'s> {
             "word" | "extglob_pattern" | "regex" | "brace_expression" | "test_operator" => {
                 word::push_unquoted(out, text);
             }
-            "variable_name" | "special_variable_name" | "file_descriptor" => word::push_quoted(out, text),
-            "number" | "concatenation" | "command_name" => self.with_gaps(node, out, parent, f, false),
+            "variable_name" | "special_variable_name" | "file_descriptor" => {
+                word::push_quoted(out, text)
+            }
+            "number" | "concatenation" | "command_name" => {
+                self.with_gaps(node, out, parent, f, false)
+            }
             "string" => self.with_gaps(node, out, parent, f, true),
             "translated_string" => match node.named_child(0) {
                 Some(s) => self.with_gaps(s, out, parent, f, true),
@@ -739,7 +901,11 @@ impl<'s> Lowerer<'s> {
                 if let Some(n) = node.child_by_field_name("name") {
                     word::push_quoted(out, self.text(n));
                 }
-                let op = if children(node).iter().any(|c| c.kind() == "+=") { "+=" } else { "=" };
+                let op = if children(node).iter().any(|c| c.kind() == "+=") {
+                    "+="
+                } else {
+                    "="
+                };
                 word::push_quoted(out, op);
                 if let Some(v) = node.child_by_field_name("value") {
                     self.atoms(v, out, parent, f);
@@ -750,7 +916,9 @@ impl<'s> Lowerer<'s> {
                 out.push(Atom::Dyn(Part::Param(text.to_owned())));
             }
             "ERROR" => {
-                self.script.issues.push(Issue::SyntaxError { span: span(node) });
+                self.script
+                    .issues
+                    .push(Issue::SyntaxError { span: span(node) });
                 self.nested(node, Some(parent), f);
                 word::push_unquoted(out, text);
             }
@@ -759,7 +927,10 @@ impl<'s> Lowerer<'s> {
                 out.push(Atom::Dyn(Part::Arithmetic(text.to_owned())));
             }
             kind => {
-                self.script.issues.push(Issue::UnknownNode { node: kind.to_owned(), span: span(node) });
+                self.script.issues.push(Issue::UnknownNode {
+                    node: kind.to_owned(),
+                    span: span(node),
+                });
                 self.nested(node, Some(parent), f);
                 word::push_unquoted(out, text);
             }
@@ -768,11 +939,23 @@ impl<'s> Lowerer<'s> {
 
     /// A node whose named children are parts and whose other text (between and
     /// around them) is literal word text.
-    fn with_gaps(&mut self, node: Node<'_>, out: &mut Vec<Atom>, parent: usize, f: &Frame<'_>, dquoted: bool) {
+    fn with_gaps(
+        &mut self,
+        node: Node<'_>,
+        out: &mut Vec<Atom>,
+        parent: usize,
+        f: &Frame<'_>,
+        dquoted: bool,
+    ) {
         let (mut pos, end) = if dquoted {
             let t = self.text(node);
             let open = if t.starts_with("$\"") { 2 } else { 1 };
-            (node.start_byte() + open, node.end_byte().saturating_sub(1).max(node.start_byte() + open))
+            (
+                node.start_byte() + open,
+                node.end_byte()
+                    .saturating_sub(1)
+                    .max(node.start_byte() + open),
+            )
         } else {
             (node.start_byte(), node.end_byte())
         };
@@ -816,28 +999,46 @@ impl<'s> Lowerer<'s> {
             return None;
         }
         let stmts = named_children(node);
-        let [stmt] = stmts.as_slice() else { return None };
+        let [stmt] = stmts.as_slice() else {
+            return None;
+        };
         if stmt.kind() != "redirected_statement" {
             return None;
         }
         let body = stmt.child_by_field_name("body")?;
         let parts = named_children(body);
-        let [name] = parts.as_slice() else { return None };
+        let [name] = parts.as_slice() else {
+            return None;
+        };
         if name.kind() != "command_name" || self.text(*name) != "cat" {
             return None;
         }
-        let redirects: Vec<_> = named_children(*stmt).into_iter().filter(|c| c.id() != body.id()).collect();
-        let [heredoc] = redirects.as_slice() else { return None };
-        if heredoc.kind() != "heredoc_redirect" || named_children(*heredoc).iter().any(|c| !matches!(c.kind(), "heredoc_start" | "heredoc_body" | "heredoc_end")) {
+        let redirects: Vec<_> = named_children(*stmt)
+            .into_iter()
+            .filter(|c| c.id() != body.id())
+            .collect();
+        let [heredoc] = redirects.as_slice() else {
+            return None;
+        };
+        if heredoc.kind() != "heredoc_redirect"
+            || named_children(*heredoc)
+                .iter()
+                .any(|c| !matches!(c.kind(), "heredoc_start" | "heredoc_body" | "heredoc_end"))
+        {
             return None;
         }
-        let start = named_children(*heredoc).into_iter().find(|c| c.kind() == "heredoc_start")?;
+        let start = named_children(*heredoc)
+            .into_iter()
+            .find(|c| c.kind() == "heredoc_start")?;
         let delim = self.text(start);
-        let quoted = (delim.starts_with('\'') && delim.ends_with('\'')) || (delim.starts_with('"') && delim.ends_with('"'));
+        let quoted = (delim.starts_with('\'') && delim.ends_with('\''))
+            || (delim.starts_with('"') && delim.ends_with('"'));
         if !quoted || self.text(*heredoc).starts_with("<<-") {
             return None;
         }
-        let body = named_children(*heredoc).into_iter().find(|c| c.kind() == "heredoc_body");
+        let body = named_children(*heredoc)
+            .into_iter()
+            .find(|c| c.kind() == "heredoc_body");
         Some(body.map(|b| self.text(b).to_owned()).unwrap_or_default())
     }
 
@@ -855,8 +1056,16 @@ impl<'s> Lowerer<'s> {
             return;
         }
         let kids = named_children(node);
-        let statements: Vec<_> = kids.iter().filter(|k| k.kind() != "file_redirect").copied().collect();
-        let redirects: Vec<_> = kids.iter().filter(|k| k.kind() == "file_redirect").copied().collect();
+        let statements: Vec<_> = kids
+            .iter()
+            .filter(|k| k.kind() != "file_redirect")
+            .copied()
+            .collect();
+        let redirects: Vec<_> = kids
+            .iter()
+            .filter(|k| k.kind() == "file_redirect")
+            .copied()
+            .collect();
         if !redirects.is_empty() && statements.is_empty() {
             // `$(< file)`: reads the file.
             let mut fr = frame.clone();
@@ -886,7 +1095,9 @@ impl<'s> Lowerer<'s> {
                 }
                 _ => {
                     if n.is_error() {
-                        self.script.issues.push(Issue::SyntaxError { span: span(n) });
+                        self.script
+                            .issues
+                            .push(Issue::SyntaxError { span: span(n) });
                     }
                     let mut kids = children(n);
                     kids.reverse();

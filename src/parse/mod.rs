@@ -49,7 +49,10 @@ pub fn parse(text: &str) -> Script {
 pub fn parse_nested(text: &str, depth: u32, ctx: Context) -> Script {
     let mut script = Script::default();
     if text.len() > MAX_INPUT {
-        script.issues.push(Issue::TooLong { len: text.len(), limit: MAX_INPUT });
+        script.issues.push(Issue::TooLong {
+            len: text.len(),
+            limit: MAX_INPUT,
+        });
         return script;
     }
     if depth > MAX_DEPTH {
@@ -57,7 +60,9 @@ pub fn parse_nested(text: &str, depth: u32, ctx: Context) -> Script {
         return script;
     }
     if text.contains('\0') {
-        script.issues.push(Issue::InvalidText { what: "command contains a NUL byte".to_owned() });
+        script.issues.push(Issue::InvalidText {
+            what: "command contains a NUL byte".to_owned(),
+        });
     }
     let tree = PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -71,18 +76,39 @@ pub fn parse_nested(text: &str, depth: u32, ctx: Context) -> Script {
         slot.as_mut().and_then(|p| p.parse(text, None))
     });
     let Some(tree) = tree else {
-        script.issues.push(Issue::Unmodelled { what: "the parser gave no tree".to_owned(), span: Span::default() });
+        script.issues.push(Issue::Unmodelled {
+            what: "the parser gave no tree".to_owned(),
+            span: Span::default(),
+        });
         return script;
     };
     let mut lowerer = lower::Lowerer::new(text);
     lowerer.program(tree.root_node(), depth, ctx);
     let mut out = lowerer.script;
     out.issues.splice(0..0, script.issues);
-    if tree.root_node().has_error() && !out.issues.iter().any(|i| matches!(i, Issue::SyntaxError { .. } | Issue::Missing { .. })) {
-        out.issues.push(Issue::SyntaxError { span: Span { start: 0, end: text.len() } });
+    if tree.root_node().has_error()
+        && !out
+            .issues
+            .iter()
+            .any(|i| matches!(i, Issue::SyntaxError { .. } | Issue::Missing { .. }))
+    {
+        out.issues.push(Issue::SyntaxError {
+            span: Span {
+                start: 0,
+                end: text.len(),
+            },
+        });
     }
-    if out.commands.len() > MAX_COMMANDS && !out.issues.iter().any(|i| matches!(i, Issue::TooManyCommands { .. })) {
-        out.issues.push(Issue::TooManyCommands { count: out.commands.len(), limit: MAX_COMMANDS });
+    if out.commands.len() > MAX_COMMANDS
+        && !out
+            .issues
+            .iter()
+            .any(|i| matches!(i, Issue::TooManyCommands { .. }))
+    {
+        out.issues.push(Issue::TooManyCommands {
+            count: out.commands.len(),
+            limit: MAX_COMMANDS,
+        });
     }
     out
 }

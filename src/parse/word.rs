@@ -256,7 +256,9 @@ fn sequence_items(inner: &[Atom]) -> Option<Option<Vec<Vec<Atom>>>> {
             return Some(None);
         }
         let dir = if a <= b { step } else { -step };
-        (0..count as i64).map(|k| (a + k * dir).to_string()).collect()
+        (0..count as i64)
+            .map(|k| (a + k * dir).to_string())
+            .collect()
     } else {
         let (a, b) = (single_char(from)?, single_char(to)?);
         let (lo, hi) = (a.min(b) as u32, a.max(b) as u32);
@@ -270,7 +272,12 @@ fn sequence_items(inner: &[Atom]) -> Option<Option<Vec<Vec<Atom>>>> {
         }
         chars
     };
-    Some(Some(items.into_iter().map(|s| s.chars().map(|c| Atom::Ch(c, true)).collect()).collect()))
+    Some(Some(
+        items
+            .into_iter()
+            .map(|s| s.chars().map(|c| Atom::Ch(c, true)).collect())
+            .collect(),
+    ))
 }
 
 fn single_char(s: &str) -> Option<char> {
@@ -375,14 +382,24 @@ mod tests {
         brace_expand(unquoted(s))
             .unwrap()
             .iter()
-            .map(|w| w.iter().map(|a| if let Atom::Ch(c, _) = a { *c } else { '?' }).collect())
+            .map(|w| {
+                w.iter()
+                    .map(|a| if let Atom::Ch(c, _) = a { *c } else { '?' })
+                    .collect()
+            })
             .collect()
     }
 
     #[test]
     fn backslash_removal() {
-        assert_eq!(to_parts(&unquoted(r"\r\m")), vec![Part::Literal("rm".into())]);
-        assert_eq!(to_parts(&unquoted("su\\\ndo")), vec![Part::Literal("sudo".into())]);
+        assert_eq!(
+            to_parts(&unquoted(r"\r\m")),
+            vec![Part::Literal("rm".into())]
+        );
+        assert_eq!(
+            to_parts(&unquoted("su\\\ndo")),
+            vec![Part::Literal("sudo".into())]
+        );
         assert_eq!(to_parts(&unquoted(r"\*")), vec![Part::Literal("*".into())]);
     }
 
@@ -390,7 +407,10 @@ mod tests {
     fn double_quote_escapes() {
         let mut a = Vec::new();
         push_double_quoted(&mut a, r#"a\$b\n\"c"#);
-        let s: String = a.iter().map(|x| if let Atom::Ch(c, _) = x { *c } else { '?' }).collect();
+        let s: String = a
+            .iter()
+            .map(|x| if let Atom::Ch(c, _) = x { *c } else { '?' })
+            .collect();
         assert_eq!(s, r#"a$b\n"c"#);
     }
 
@@ -419,9 +439,17 @@ mod tests {
     fn globs_and_tilde() {
         assert_eq!(
             to_parts(&unquoted("~/x*.rs")),
-            vec![Part::Tilde("~".into()), Part::Literal("/x".into()), Part::Glob("*".into()), Part::Literal(".rs".into())]
+            vec![
+                Part::Tilde("~".into()),
+                Part::Literal("/x".into()),
+                Part::Glob("*".into()),
+                Part::Literal(".rs".into())
+            ]
         );
         assert_eq!(to_parts(&unquoted("[")), vec![Part::Literal("[".into())]);
-        assert_eq!(to_parts(&unquoted("a[bc]")), vec![Part::Literal("a".into()), Part::Glob("[bc]".into())]);
+        assert_eq!(
+            to_parts(&unquoted("a[bc]")),
+            vec![Part::Literal("a".into()), Part::Glob("[bc]".into())]
+        );
     }
 }

@@ -53,7 +53,10 @@ pub enum PolicyError {
     },
     /// Two rules share an id.
     #[error("duplicate rule id `{id}`")]
-    #[diagnostic(code(policy::duplicate_id), help("rule ids must be unique within a file"))]
+    #[diagnostic(
+        code(policy::duplicate_id),
+        help("rule ids must be unique within a file")
+    )]
     DuplicateRuleId {
         /// The id.
         id: String,

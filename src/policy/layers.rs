@@ -71,9 +71,15 @@ pub fn load(opts: &LayerOptions) -> Result<Loaded, PolicyError> {
     let mut notes = Vec::new();
     if opts.embedded {
         parts.push((Policy::embedded()?, true));
-        layers.push(("default".to_owned(), "(embedded) policies/default.toml".to_owned()));
+        layers.push((
+            "default".to_owned(),
+            "(embedded) policies/default.toml".to_owned(),
+        ));
     }
-    let system = opts.system.clone().unwrap_or_else(|| PathBuf::from("/etc/shellgate/policy.toml"));
+    let system = opts
+        .system
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("/etc/shellgate/policy.toml"));
     if system.is_file() {
         let p = load_file(&system, "system")?;
         let sets = p.default_set;
@@ -91,9 +97,16 @@ pub fn load(opts: &LayerOptions) -> Result<Loaded, PolicyError> {
     if let Some(project) = find_project_policy(&opts.workspace) {
         let mut p = load_file(&project, "project")?;
         let root = project.parent().map(Path::to_path_buf).unwrap_or_default();
-        let is_trusted = trusted.iter().any(|t| t.canonicalize().ok().as_deref() == Some(root.as_path()) || t == &root);
+        let is_trusted = trusted
+            .iter()
+            .any(|t| t.canonicalize().ok().as_deref() == Some(root.as_path()) || t == &root);
         if !is_trusted {
-            let dropped: Vec<String> = p.rules.iter().filter(|r| r.decision == Decision::Allow).map(|r| r.id.clone()).collect();
+            let dropped: Vec<String> = p
+                .rules
+                .iter()
+                .filter(|r| r.decision == Decision::Allow)
+                .map(|r| r.id.clone())
+                .collect();
             if !dropped.is_empty() {
                 notes.push(format!(
                     "ignored allow rules of the untrusted project policy {}: {} (list the project in `trusted_projects` of your user policy to honour them)",
@@ -107,10 +120,22 @@ pub fn load(opts: &LayerOptions) -> Result<Loaded, PolicyError> {
             p.trusted_projects.clear();
         }
         // A project may make the default stricter, never looser (unless trusted).
-        let current = parts.iter().rev().find(|(_, s)| *s).map_or(Decision::Ask, |(q, _)| q.default);
+        let current = parts
+            .iter()
+            .rev()
+            .find(|(_, s)| *s)
+            .map_or(Decision::Ask, |(q, _)| q.default);
         let sets = p.default_set && (is_trusted || p.default >= current);
         parts.push((p, sets));
-        layers.push((if is_trusted { "project (trusted)" } else { "project" }.to_owned(), project.display().to_string()));
+        layers.push((
+            if is_trusted {
+                "project (trusted)"
+            } else {
+                "project"
+            }
+            .to_owned(),
+            project.display().to_string(),
+        ));
     }
     for extra in &opts.extra {
         let p = load_file(extra, &extra.display().to_string())?;
@@ -118,5 +143,9 @@ pub fn load(opts: &LayerOptions) -> Result<Loaded, PolicyError> {
         parts.push((p, sets));
         layers.push(("--policy".to_owned(), extra.display().to_string()));
     }
-    Ok(Loaded { policy: Policy::merge(parts), layers, notes })
+    Ok(Loaded {
+        policy: Policy::merge(parts),
+        layers,
+        notes,
+    })
 }

@@ -20,10 +20,35 @@ fn span_of<T>(s: &Spanned<T>) -> SourceSpan {
 /// Near-miss suggestion for an unknown key.
 fn did_you_mean(message: &str) -> String {
     const KEYS: &[&str] = &[
-        "default", "safe_env", "trusted_projects", "rule", "test", "sandbox", "id", "decision", "reason", "command", "args",
-        "args_any", "forbid_args", "require_flags", "forbid_flags", "abbrev", "double_dash", "pattern", "regex",
-        "redirect", "redirect_kind", "input_from", "match", "not_match", "expect", "why", "read_only",
-        "read_write", "network",
+        "default",
+        "safe_env",
+        "trusted_projects",
+        "rule",
+        "test",
+        "sandbox",
+        "id",
+        "decision",
+        "reason",
+        "command",
+        "args",
+        "args_any",
+        "forbid_args",
+        "require_flags",
+        "forbid_flags",
+        "abbrev",
+        "double_dash",
+        "pattern",
+        "regex",
+        "redirect",
+        "redirect_kind",
+        "input_from",
+        "match",
+        "not_match",
+        "expect",
+        "why",
+        "read_only",
+        "read_write",
+        "network",
     ];
     let Some(found) = message.split('`').nth(1) else {
         return "see docs/policy.md for the keys a policy may use".into();
@@ -93,7 +118,12 @@ pub fn load_str(text: &str, path: &str, layer: &str) -> Result<Policy, PolicyErr
         .map(|t| {
             let span = span_of(&t);
             let t = t.into_inner();
-            PolicyTest { command: t.command, expect: t.expect, why: t.why, span: Some((span.offset(), span.len())) }
+            PolicyTest {
+                command: t.command,
+                expect: t.expect,
+                why: t.why,
+                span: Some((span.offset(), span.len())),
+            }
         })
         .collect();
     let mut policy = Policy::from_parts(
@@ -133,21 +163,29 @@ pub fn load_str(text: &str, path: &str, layer: &str) -> Result<Policy, PolicyErr
     match errors.len() {
         0 => Ok(policy),
         1 => Err(errors.remove(0)),
-        _ => Err(PolicyError::Many { path: path.to_owned(), errors }),
+        _ => Err(PolicyError::Many {
+            path: path.to_owned(),
+            errors,
+        }),
     }
 }
 
-fn compile_rule(raw: &RawRule, layer: &str, src: &NamedSource<Arc<str>>) -> Result<Rule, Vec<PolicyError>> {
+fn compile_rule(
+    raw: &RawRule,
+    layer: &str,
+    src: &NamedSource<Arc<str>>,
+) -> Result<Rule, Vec<PolicyError>> {
     let id = raw.id.get_ref().clone();
     let mut errors = Vec::new();
-    let invalid = |field: &'static str, message: String, help: &str, at: SourceSpan| PolicyError::Invalid {
-        rule: id.clone(),
-        field,
-        message,
-        help: help.to_owned(),
-        src: src.clone(),
-        at,
-    };
+    let invalid =
+        |field: &'static str, message: String, help: &str, at: SourceSpan| PolicyError::Invalid {
+            rule: id.clone(),
+            field,
+            message,
+            help: help.to_owned(),
+            src: src.clone(),
+            at,
+        };
     let program = match &raw.command {
         None => ProgramMatcher::Any,
         Some(c) => {
@@ -156,7 +194,12 @@ fn compile_rule(raw: &RawRule, layer: &str, src: &NamedSource<Arc<str>>) -> Resu
                 match glob_set(&names) {
                     Ok(set) => ProgramMatcher::Glob(names, set),
                     Err(e) => {
-                        errors.push(invalid("command", e.to_string(), "write a glob such as `git*`", span_of(c)));
+                        errors.push(invalid(
+                            "command",
+                            e.to_string(),
+                            "write a glob such as `git*`",
+                            span_of(c),
+                        ));
                         ProgramMatcher::Any
                     }
                 }
@@ -173,7 +216,12 @@ fn compile_rule(raw: &RawRule, layer: &str, src: &NamedSource<Arc<str>>) -> Resu
             super::raw::OneOrMany::One(s) => match shell_words::split(&s) {
                 Ok(v) => v,
                 Err(e) => {
-                    errors.push(invalid("args", e.to_string(), "quote arguments the way a shell would", span_of(a)));
+                    errors.push(invalid(
+                        "args",
+                        e.to_string(),
+                        "quote arguments the way a shell would",
+                        span_of(a),
+                    ));
                     Vec::new()
                 }
             },
@@ -184,7 +232,12 @@ fn compile_rule(raw: &RawRule, layer: &str, src: &NamedSource<Arc<str>>) -> Resu
                     args.push(g.compile_matcher());
                     args_text.push(item);
                 }
-                Err(e) => errors.push(invalid("args", e.to_string(), "each argument is a literal or a glob", span_of(a))),
+                Err(e) => errors.push(invalid(
+                    "args",
+                    e.to_string(),
+                    "each argument is a literal or a glob",
+                    span_of(a),
+                )),
             }
         }
     }
@@ -192,7 +245,12 @@ fn compile_rule(raw: &RawRule, layer: &str, src: &NamedSource<Arc<str>>) -> Resu
         v.as_ref().and_then(|v| match glob_set(v.get_ref()) {
             Ok(s) => Some(s),
             Err(e) => {
-                errors.push(invalid(field, e.to_string(), "write globs such as `/etc/*`; escape `*` as `[*]`", span_of(v)));
+                errors.push(invalid(
+                    field,
+                    e.to_string(),
+                    "write globs such as `/etc/*`; escape `*` as `[*]`",
+                    span_of(v),
+                ));
                 None
             }
         })
@@ -200,18 +258,35 @@ fn compile_rule(raw: &RawRule, layer: &str, src: &NamedSource<Arc<str>>) -> Resu
     let args_any = set_of("args_any", &raw.args_any);
     let forbid_args = set_of("forbid_args", &raw.forbid_args);
     let redirect = set_of("redirect", &raw.redirect);
-    let pattern = raw.pattern.as_ref().and_then(|p| match glob_set(&p.get_ref().clone().into_vec()) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            errors.push(invalid("pattern", e.to_string(), "write a glob over the whole command, such as `git push *`", span_of(p)));
-            None
-        }
-    });
+    let pattern =
+        raw.pattern
+            .as_ref()
+            .and_then(|p| match glob_set(&p.get_ref().clone().into_vec()) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    errors.push(invalid(
+                        "pattern",
+                        e.to_string(),
+                        "write a glob over the whole command, such as `git push *`",
+                        span_of(p),
+                    ));
+                    None
+                }
+            });
     let regex = raw.regex.as_ref().and_then(|r| {
-        match RegexBuilder::new(r.get_ref()).size_limit(1 << 20).dfa_size_limit(1 << 20).build() {
+        match RegexBuilder::new(r.get_ref())
+            .size_limit(1 << 20)
+            .dfa_size_limit(1 << 20)
+            .build()
+        {
             Ok(re) => Some(re),
             Err(e) => {
-                errors.push(invalid("regex", e.to_string(), "the `regex` crate's syntax; no look-around or backreferences", span_of(r)));
+                errors.push(invalid(
+                    "regex",
+                    e.to_string(),
+                    "the `regex` crate's syntax; no look-around or backreferences",
+                    span_of(r),
+                ));
                 None
             }
         }
@@ -246,8 +321,10 @@ fn compile_rule(raw: &RawRule, layer: &str, src: &NamedSource<Arc<str>>) -> Resu
 /// # Errors
 /// [`PolicyError::Io`] when it cannot be read, else as [`load_str`].
 pub fn load_file(path: &std::path::Path, layer: &str) -> Result<Policy, PolicyError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| PolicyError::Io { path: path.display().to_string(), message: e.to_string() })?;
+    let text = std::fs::read_to_string(path).map_err(|e| PolicyError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
     load_str(&text, &path.display().to_string(), layer)
 }
 

@@ -4,6 +4,11 @@
 //! policy's default. Rules are indexed by exact program name, so matching
 //! cost does not grow with the number of rules for other programs.
 
+#![allow(
+    clippy::result_large_err,
+    reason = "PolicyError carries its source text for diagnostics; loading is not a hot path"
+)]
+
 mod error;
 pub mod layers;
 mod load;
@@ -167,7 +172,11 @@ impl Policy {
     }
 
     fn candidates(&self, program: &str) -> impl Iterator<Item = (usize, &Rule)> {
-        let exact = self.by_program.get(program).map(Vec::as_slice).unwrap_or_default();
+        let exact = self
+            .by_program
+            .get(program)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         exact
             .iter()
             .chain(self.general.iter())
@@ -178,10 +187,15 @@ impl Policy {
     pub fn rule_matches_example(&self, id: &str, command: &str) -> bool {
         let script = crate::parse::parse(command);
         let plan = crate::strip::strip(&script, &self.strip_options());
-        let Some(rule) = self.rules.iter().find(|r| r.id == id) else { return false };
+        let Some(rule) = self.rules.iter().find(|r| r.id == id) else {
+            return false;
+        };
         plan.invocations.iter().any(|inv| {
             if rule.is_redirect_rule() {
-                let program_ok = inv.program.as_deref().is_some_and(|p| rule.matches_program(p));
+                let program_ok = inv
+                    .program
+                    .as_deref()
+                    .is_some_and(|p| rule.matches_program(p));
                 program_ok && inv.redirects.iter().any(|r| rule.matches_redirect(r))
             } else {
                 rule.check(inv) == RuleOutcome::Matched && input_from_ok(rule, inv, &plan)
@@ -191,12 +205,17 @@ impl Policy {
 
     /// Options for the strip stage that this policy sets.
     pub fn strip_options(&self) -> crate::strip::StripOptions {
-        crate::strip::StripOptions { safe_env: self.safe_env.clone() }
+        crate::strip::StripOptions {
+            safe_env: self.safe_env.clone(),
+        }
     }
 
     /// Decides every invocation of a plan.
     pub fn decide(&self, plan: &Plan, trace: bool) -> Vec<InvocationDecision> {
-        plan.invocations.iter().map(|inv| self.decide_one(inv, plan, trace)).collect()
+        plan.invocations
+            .iter()
+            .map(|inv| self.decide_one(inv, plan, trace))
+            .collect()
     }
 
     fn decide_one(&self, inv: &Invocation, plan: &Plan, trace: bool) -> InvocationDecision {
@@ -212,17 +231,37 @@ impl Policy {
                 rule: None,
                 reason: format!(
                     "the program `{}` is not known until the command runs",
-                    inv.argv.first().map(crate::parse::Word::pattern).unwrap_or_default()
+                    inv.argv
+                        .first()
+                        .map(crate::parse::Word::pattern)
+                        .unwrap_or_default()
                 ),
                 considered: Vec::new(),
             },
             Some(name) => self.decide_program(inv, name, plan, trace),
         };
         if let Some(a) = inv.assignments.first().filter(|_| !inv.argv.is_empty()) {
-            raise(&mut out, Decision::Ask, None, format!("`{}=` in front of the program may change what it runs", a.name));
+            raise(
+                &mut out,
+                Decision::Ask,
+                None,
+                format!(
+                    "`{}=` in front of the program may change what it runs",
+                    a.name
+                ),
+            );
         }
-        if let Some(name) = inv.program.as_deref().filter(|n| plan.functions.iter().any(|f| f == n)) {
-            raise(&mut out, Decision::Ask, None, format!("`{name}` calls a function defined in this command"));
+        if let Some(name) = inv
+            .program
+            .as_deref()
+            .filter(|n| plan.functions.iter().any(|f| f == n))
+        {
+            raise(
+                &mut out,
+                Decision::Ask,
+                None,
+                format!("`{name}` calls a function defined in this command"),
+            );
         }
         for r in &inv.redirects {
             let (decision, rule, reason) = self.decide_redirect(inv, r);
@@ -231,13 +270,22 @@ impl Policy {
         out
     }
 
-    fn decide_program(&self, inv: &Invocation, name: &str, plan: &Plan, trace: bool) -> InvocationDecision {
+    fn decide_program(
+        &self,
+        inv: &Invocation,
+        name: &str,
+        plan: &Plan,
+        trace: bool,
+    ) -> InvocationDecision {
         let mut best: Option<&Rule> = None;
         let mut considered = Vec::new();
         for (_, rule) in self.candidates(name) {
             let mut outcome = rule.check(inv);
             if outcome == RuleOutcome::Matched && !input_from_ok(rule, inv, plan) {
-                outcome = RuleOutcome::NotMatched(format!("its input does not come from {}", rule.input_from.join(", ")));
+                outcome = RuleOutcome::NotMatched(format!(
+                    "its input does not come from {}",
+                    rule.input_from.join(", ")
+                ));
             }
             if outcome == RuleOutcome::Matched && best.is_none_or(|b| rule.decision > b.decision) {
                 best = Some(rule);
@@ -250,7 +298,11 @@ impl Policy {
             Some(rule) => InvocationDecision {
                 decision: rule.decision,
                 rule: Some(rule.id.clone()),
-                reason: if rule.reason.is_empty() { format!("rule `{}`", rule.id) } else { rule.reason.clone() },
+                reason: if rule.reason.is_empty() {
+                    format!("rule `{}`", rule.id)
+                } else {
+                    rule.reason.clone()
+                },
                 considered,
             },
             None => InvocationDecision {
@@ -262,30 +314,54 @@ impl Policy {
         }
     }
 
-    fn decide_redirect(&self, inv: &Invocation, r: &crate::parse::Redirect) -> (Decision, Option<String>, String) {
-        let target = r.target.as_ref().map(crate::parse::Word::pattern).unwrap_or_default();
-        if matches!(r.kind, RedirectKind::Duplicate | RedirectKind::Heredoc | RedirectKind::HereString) {
+    fn decide_redirect(
+        &self,
+        inv: &Invocation,
+        r: &crate::parse::Redirect,
+    ) -> (Decision, Option<String>, String) {
+        let target = r
+            .target
+            .as_ref()
+            .map(crate::parse::Word::pattern)
+            .unwrap_or_default();
+        if matches!(
+            r.kind,
+            RedirectKind::Duplicate | RedirectKind::Heredoc | RedirectKind::HereString
+        ) {
             return (Decision::Allow, None, String::new());
         }
         let mut best: Option<&Rule> = None;
         for &i in &self.redirect_rules {
-            let Some(rule) = self.rules.get(i) else { continue };
+            let Some(rule) = self.rules.get(i) else {
+                continue;
+            };
             let program_ok = match inv.program.as_deref() {
                 Some(p) => rule.matches_program(p),
                 None => matches!(rule.program, ProgramMatcher::Any),
             };
-            if program_ok && rule.matches_redirect(r) && best.is_none_or(|b| rule.decision > b.decision) {
+            if program_ok
+                && rule.matches_redirect(r)
+                && best.is_none_or(|b| rule.decision > b.decision)
+            {
                 best = Some(rule);
             }
         }
         if let Some(rule) = best {
-            let reason = if rule.reason.is_empty() { format!("redirection to `{target}`") } else { rule.reason.clone() };
+            let reason = if rule.reason.is_empty() {
+                format!("redirection to `{target}`")
+            } else {
+                rule.reason.clone()
+            };
             return (rule.decision, Some(rule.id.clone()), reason);
         }
         let static_target = r.target.as_ref().is_some_and(crate::parse::Word::is_static);
         match r.kind {
             RedirectKind::Read if static_target => (Decision::Allow, None, String::new()),
-            RedirectKind::Read => (self.default, None, format!("reads from `{target}`, which is not known until it runs")),
+            RedirectKind::Read => (
+                self.default,
+                None,
+                format!("reads from `{target}`, which is not known until it runs"),
+            ),
             _ => (self.default, None, format!("writes to `{target}`")),
         }
     }
@@ -319,7 +395,9 @@ fn input_from_ok(rule: &Rule, inv: &Invocation, plan: &Plan) -> bool {
         let mut out = vec![start];
         let mut cur = start;
         for _ in 0..64 {
-            let Some(unit) = plan.units.get(cur) else { break };
+            let Some(unit) = plan.units.get(cur) else {
+                break;
+            };
             if through_substitution_only && !unit.substitution {
                 break;
             }
@@ -334,18 +412,27 @@ fn input_from_ok(rule: &Rule, inv: &Invocation, plan: &Plan) -> bool {
         out
     };
     let target = ancestors(inv.origin, false);
-    plan.invocations.iter().filter(|d| d.origin != inv.origin).any(|d| {
-        let fed = d.program.as_deref().is_some_and(|p| rule.input_from.iter().any(|f| f == p));
-        if !fed {
-            return false;
-        }
-        let chain = ancestors(d.origin, true);
-        chain.iter().skip(1).any(|a| *a == inv.origin)
-            || chain.iter().any(|a| {
-                target.iter().any(|t| {
-                    let (pa, pt) = (plan.units.get(*a).and_then(|u| u.pipeline), plan.units.get(*t).and_then(|u| u.pipeline));
-                    matches!((pa, pt), (Some((x, i)), Some((y, j))) if x == y && i < j)
+    plan.invocations
+        .iter()
+        .filter(|d| d.origin != inv.origin)
+        .any(|d| {
+            let fed = d
+                .program
+                .as_deref()
+                .is_some_and(|p| rule.input_from.iter().any(|f| f == p));
+            if !fed {
+                return false;
+            }
+            let chain = ancestors(d.origin, true);
+            chain.iter().skip(1).any(|a| *a == inv.origin)
+                || chain.iter().any(|a| {
+                    target.iter().any(|t| {
+                        let (pa, pt) = (
+                            plan.units.get(*a).and_then(|u| u.pipeline),
+                            plan.units.get(*t).and_then(|u| u.pipeline),
+                        );
+                        matches!((pa, pt), (Some((x, i)), Some((y, j))) if x == y && i < j)
+                    })
                 })
-            })
-    })
+        })
 }

@@ -72,7 +72,10 @@ pub enum RuleOutcome {
 
 /// Builds a glob matcher where `*` also crosses `/` (shell words are not paths).
 pub(crate) fn glob(pattern: &str) -> Result<Glob, globset::Error> {
-    GlobBuilder::new(pattern).literal_separator(false).backslash_escape(true).build()
+    GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .build()
 }
 
 pub(crate) fn glob_set(patterns: &[String]) -> Result<GlobSet, globset::Error> {
@@ -113,57 +116,86 @@ impl Rule {
         }
         let args = inv.argv.get(1..).unwrap_or_default();
         for (i, m) in self.args.iter().enumerate() {
-            let ok = args.get(i).and_then(Word::value).is_some_and(|v| m.is_match(&v));
+            let ok = args
+                .get(i)
+                .and_then(Word::value)
+                .is_some_and(|v| m.is_match(&v));
             if !ok {
-                return RuleOutcome::NotMatched(format!("argument {} is not `{}`", i + 1, self.args_text.get(i).map_or("", |s| s)));
+                return RuleOutcome::NotMatched(format!(
+                    "argument {} is not `{}`",
+                    i + 1,
+                    self.args_text.get(i).map_or("", |s| s)
+                ));
             }
         }
         let allowing = self.decision == Decision::Allow;
         // Options end at `--`: what follows is operands only.
         let end = if self.double_dash {
-            args.iter().position(|w| w.value().as_deref() == Some("--")).unwrap_or(args.len())
+            args.iter()
+                .position(|w| w.value().as_deref() == Some("--"))
+                .unwrap_or(args.len())
         } else {
             args.len()
         };
         let options = args.get(..end).unwrap_or_default();
-        if allowing && !self.forbid_flags.is_empty() {
-            if let Some(bad) = options.iter().find(|w| self.forbid_flags.iter().any(|f| may_be_flag(w, f, self.abbrev))) {
-                return RuleOutcome::NotMatched(format!("`{}` is a forbidden option or may be one", bad.pattern()));
-            }
+        if allowing
+            && !self.forbid_flags.is_empty()
+            && let Some(bad) = options.iter().find(|w| {
+                self.forbid_flags
+                    .iter()
+                    .any(|f| may_be_flag(w, f, self.abbrev))
+            })
+        {
+            return RuleOutcome::NotMatched(format!(
+                "`{}` is a forbidden option or may be one",
+                bad.pattern()
+            ));
         }
         if !self.forbid_flags.is_empty() && !allowing {
             // For ask/deny rules, `forbid_flags` only excludes commands that certainly have them.
-            if options.iter().any(|w| self.forbid_flags.iter().any(|f| is_flag(w, f, self.abbrev))) {
+            if options
+                .iter()
+                .any(|w| self.forbid_flags.iter().any(|f| is_flag(w, f, self.abbrev)))
+            {
                 return RuleOutcome::NotMatched("has an excluded option".into());
             }
         }
-        if !self.require_flags.is_empty() && !options.iter().any(|w| self.require_flags.iter().any(|f| is_flag(w, f, self.abbrev))) {
-            return RuleOutcome::NotMatched(format!("none of {} present", self.require_flags.join(", ")));
+        if !self.require_flags.is_empty()
+            && !options.iter().any(|w| {
+                self.require_flags
+                    .iter()
+                    .any(|f| is_flag(w, f, self.abbrev))
+            })
+        {
+            return RuleOutcome::NotMatched(format!(
+                "none of {} present",
+                self.require_flags.join(", ")
+            ));
         }
-        if let Some(set) = &self.forbid_args {
-            if let Some(bad) = args.iter().find(|w| arg_may_match(w, set, allowing)) {
-                return RuleOutcome::NotMatched(format!("argument `{}` is excluded", bad.pattern()));
-            }
+        if let Some(set) = &self.forbid_args
+            && let Some(bad) = args.iter().find(|w| arg_may_match(w, set, allowing))
+        {
+            return RuleOutcome::NotMatched(format!("argument `{}` is excluded", bad.pattern()));
         }
-        if let Some(set) = &self.args_any {
-            if !args.iter().any(|w| arg_matches(w, set)) {
-                return RuleOutcome::NotMatched("no argument matches `args_any`".into());
-            }
+        if let Some(set) = &self.args_any
+            && !args.iter().any(|w| arg_matches(w, set))
+        {
+            return RuleOutcome::NotMatched("no argument matches `args_any`".into());
         }
         if self.pattern.is_some() || self.regex.is_some() {
             if allowing && !inv.argv.iter().all(Word::is_static) {
                 return RuleOutcome::NotMatched("a word is not static".into());
             }
             let text = rendered(&inv.argv);
-            if let Some(p) = &self.pattern {
-                if !p.is_match(&text) {
-                    return RuleOutcome::NotMatched("`pattern` does not match".into());
-                }
+            if let Some(p) = &self.pattern
+                && !p.is_match(&text)
+            {
+                return RuleOutcome::NotMatched("`pattern` does not match".into());
             }
-            if let Some(r) = &self.regex {
-                if !r.is_match(&text) {
-                    return RuleOutcome::NotMatched("`regex` does not match".into());
-                }
+            if let Some(r) = &self.regex
+                && !r.is_match(&text)
+            {
+                return RuleOutcome::NotMatched("`regex` does not match".into());
             }
         }
         RuleOutcome::Matched
@@ -171,13 +203,23 @@ impl Rule {
 
     /// Does this redirect rule match one redirection?
     pub fn matches_redirect(&self, r: &Redirect) -> bool {
-        let Some(set) = &self.redirect else { return false };
-        let wanted = match (self.redirect_kind, r.kind) {
-            (RedirectFilter::Write | RedirectFilter::Any, RedirectKind::Write | RedirectKind::ReadWrite) => true,
-            (RedirectFilter::Read | RedirectFilter::Any, RedirectKind::Read | RedirectKind::ReadWrite) => true,
-            _ => false,
+        let Some(set) = &self.redirect else {
+            return false;
         };
-        wanted && r.target.as_ref().is_some_and(|t| set.is_match(t.pattern()) || t.value().is_some_and(|v| set.is_match(v)))
+        let wanted = matches!(
+            (self.redirect_kind, r.kind),
+            (
+                RedirectFilter::Write | RedirectFilter::Any,
+                RedirectKind::Write | RedirectKind::ReadWrite
+            ) | (
+                RedirectFilter::Read | RedirectFilter::Any,
+                RedirectKind::Read | RedirectKind::ReadWrite
+            )
+        );
+        wanted
+            && r.target.as_ref().is_some_and(|t| {
+                set.is_match(t.pattern()) || t.value().is_some_and(|v| set.is_match(v))
+            })
     }
 }
 
@@ -191,9 +233,15 @@ fn text_is_flag(v: &str, flag: &str, abbrev: bool) -> bool {
     if v == flag {
         return true;
     }
-    if let Some(short) = flag.strip_prefix('-').filter(|s| s.len() == 1 && !s.starts_with('-')) {
+    if let Some(short) = flag
+        .strip_prefix('-')
+        .filter(|s| s.len() == 1 && !s.starts_with('-'))
+    {
         // `-rf` contains `-r`; `-d` with an attached value `-dfoo` is a cluster too (cautious).
-        return v.starts_with('-') && !v.starts_with("--") && v.len() > 2 && v.get(1..).is_some_and(|c| c.contains(short));
+        return v.starts_with('-')
+            && !v.starts_with("--")
+            && v.len() > 2
+            && v.get(1..).is_some_and(|c| c.contains(short));
     }
     let name = v.split_once('=').map_or(v, |(n, _)| n);
     if name == flag {
@@ -219,7 +267,9 @@ fn may_be_flag(word: &Word, flag: &str, abbrev: bool) -> bool {
         // A glob becomes the flag only if it matches the flag (or its `=` form).
         return glob(&g).is_ok_and(|g| {
             let m = g.compile_matcher();
-            m.is_match(flag) || m.is_match(format!("{flag}=x")) || (flag.len() == 2 && m.is_match(format!("{flag}x")))
+            m.is_match(flag)
+                || m.is_match(format!("{flag}=x"))
+                || (flag.len() == 2 && m.is_match(format!("{flag}x")))
         });
     }
     true
@@ -231,10 +281,10 @@ fn arg_matches(word: &Word, set: &GlobSet) -> bool {
     if set.is_match(&pattern) {
         return true;
     }
-    if let Some((_, value)) = pattern.split_once('=') {
-        if set.is_match(value) {
-            return true;
-        }
+    if let Some((_, value)) = pattern.split_once('=')
+        && set.is_match(value)
+    {
+        return true;
     }
     false
 }

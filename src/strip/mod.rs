@@ -17,8 +17,14 @@ pub use wrappers::SHELLS;
 use wrappers::{Inner, executing_wrapper, is_safe_env, safe_wrapper};
 
 /// Directories whose programs are known by their basename (`/usr/bin/git` is `git`).
-pub const SYSTEM_BIN_DIRS: &[&str] =
-    &["/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"];
+pub const SYSTEM_BIN_DIRS: &[&str] = &[
+    "/bin",
+    "/usr/bin",
+    "/sbin",
+    "/usr/sbin",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+];
 
 /// How deep wrappers may nest inside one simple command.
 const MAX_WRAPPERS: usize = 16;
@@ -88,7 +94,13 @@ pub struct StripOptions {
 
 /// Strips every simple command of a script.
 pub fn strip(script: &Script, opts: &StripOptions) -> Plan {
-    let mut s = Stripper { opts, plan: Plan::default(), pipeline_base: 0, outputs: Vec::new(), current_pipe: None };
+    let mut s = Stripper {
+        opts,
+        plan: Plan::default(),
+        pipeline_base: 0,
+        outputs: Vec::new(),
+        current_pipe: None,
+    };
     s.script(script, None, 0);
     s.plan
 }
@@ -123,9 +135,16 @@ struct Stripper<'o> {
 impl Stripper<'_> {
     fn script(&mut self, script: &Script, outer: Option<usize>, depth: u32) {
         let base = self.plan.units.len();
-        self.plan.functions.extend(script.functions.iter().map(|f| f.name.clone()));
+        self.plan
+            .functions
+            .extend(script.functions.iter().map(|f| f.name.clone()));
         let pipe_base = self.pipeline_base;
-        let max_pipe = script.commands.iter().filter_map(|c| c.pipeline.map(|p| p.0)).max().unwrap_or(0);
+        let max_pipe = script
+            .commands
+            .iter()
+            .filter_map(|c| c.pipeline.map(|p| p.0))
+            .max()
+            .unwrap_or(0);
         self.pipeline_base += max_pipe + 1;
         for cmd in &script.commands {
             self.plan.units.push(Unit {
@@ -145,7 +164,11 @@ impl Stripper<'_> {
                     && !cmd.argv.is_empty()
                     && a.value.as_ref().is_none_or(Word::is_static);
                 if safe {
-                    stripped.push(format!("{}={}", a.name, a.value.as_ref().map(Word::pattern).unwrap_or_default()));
+                    stripped.push(format!(
+                        "{}={}",
+                        a.name,
+                        a.value.as_ref().map(Word::pattern).unwrap_or_default()
+                    ));
                 } else {
                     assignments.push(a.clone());
                 }
@@ -166,7 +189,13 @@ impl Stripper<'_> {
     }
 
     /// Strips safe wrappers from one invocation, records it, and follows executing wrappers.
-    fn invocation(&mut self, mut inv: Invocation, redirects: &[Redirect], depth: u32, level: usize) {
+    fn invocation(
+        &mut self,
+        mut inv: Invocation,
+        redirects: &[Redirect],
+        depth: u32,
+        level: usize,
+    ) {
         if level > MAX_WRAPPERS {
             self.plan.issues.push(Issue::Unmodelled {
                 what: format!("more than {MAX_WRAPPERS} nested wrappers"),
@@ -174,8 +203,8 @@ impl Stripper<'_> {
             });
             return;
         }
-        loop {
-            let Some(name) = inv.argv.first().and_then(program_name) else { break };
+        let mut unvouched: Option<(String, Vec<Word>)> = None;
+        while let Some(name) = inv.argv.first().and_then(program_name) {
             if name == "env" {
                 if let Some(n) = self.safe_env_prefix(&inv.argv) {
                     let removed: Vec<String> = inv.argv.drain(..n).map(|w| w.pattern()).collect();
@@ -186,13 +215,18 @@ impl Stripper<'_> {
             }
             match safe_wrapper(&name, &inv.argv) {
                 Some(end) if end.clean => {
-                    let removed: Vec<String> = inv.argv.drain(..end.start).map(|w| w.pattern()).collect();
+                    let removed: Vec<String> =
+                        inv.argv.drain(..end.start).map(|w| w.pattern()).collect();
                     inv.stripped.push(removed.join(" "));
                 }
                 Some(end) => {
                     // A wrapper whose flags we could not vouch for stays; what it runs is judged too.
-                    let inner = inv.argv.get(end.start..).map(<[Word]>::to_vec).unwrap_or_default();
-                    self.follow(&inv, &name, vec![Inner::Argv(inner)], redirects, depth, level);
+                    let inner = inv
+                        .argv
+                        .get(end.start..)
+                        .map(<[Word]>::to_vec)
+                        .unwrap_or_default();
+                    unvouched = Some((name, inner));
                     break;
                 }
                 None => break,
@@ -200,9 +234,21 @@ impl Stripper<'_> {
         }
         inv.program = inv.argv.first().and_then(program_name);
         let name = inv.program.clone();
-        let inners = name.as_deref().and_then(|n| executing_wrapper(n, &inv.argv));
+        let inners = name
+            .as_deref()
+            .and_then(|n| executing_wrapper(n, &inv.argv));
         let snapshot = inv.clone();
         self.plan.invocations.push(inv);
+        if let Some((wrapper, inner)) = unvouched {
+            self.follow(
+                &snapshot,
+                &wrapper,
+                vec![Inner::Argv(inner)],
+                redirects,
+                depth,
+                level,
+            );
+        }
         if let (Some(name), Some(inners)) = (name, inners) {
             self.follow(&snapshot, &name, inners, redirects, depth, level);
         }
@@ -218,7 +264,11 @@ impl Stripper<'_> {
                 break;
             }
             match v.split_once('=') {
-                Some((name, _)) if wrappers::is_assignment(&v) && is_safe_env(name, &self.opts.safe_env) => i += 1,
+                Some((name, _))
+                    if wrappers::is_assignment(&v) && is_safe_env(name, &self.opts.safe_env) =>
+                {
+                    i += 1
+                }
                 _ if v.starts_with('-') => return None,
                 _ => break,
             }
@@ -226,7 +276,15 @@ impl Stripper<'_> {
         (i > 1 && i < argv.len()).then_some(i)
     }
 
-    fn follow(&mut self, outer: &Invocation, name: &str, inners: Vec<Inner>, redirects: &[Redirect], depth: u32, level: usize) {
+    fn follow(
+        &mut self,
+        outer: &Invocation,
+        name: &str,
+        inners: Vec<Inner>,
+        redirects: &[Redirect],
+        depth: u32,
+        level: usize,
+    ) {
         let at = outer.argv.first().map(|w| w.span).unwrap_or_default();
         for inner in inners {
             match inner {
@@ -249,7 +307,10 @@ impl Stripper<'_> {
                 }
                 Inner::Code(code) => self.code(code, outer.origin, depth),
                 Inner::DynamicCode(what) => self.plan.issues.push(Issue::Unmodelled {
-                    what: format!("`{name}` runs code that is not known before it runs ({})", short(&what)),
+                    what: format!(
+                        "`{name}` runs code that is not known before it runs ({})",
+                        short(&what)
+                    ),
                     span: at,
                 }),
                 Inner::Stdin => self.stdin_code(name, outer.origin, redirects, depth, at),
@@ -265,14 +326,30 @@ impl Stripper<'_> {
     }
 
     /// A shell reading its code from standard input: a heredoc or here-string it is given.
-    fn stdin_code(&mut self, name: &str, origin: usize, redirects: &[Redirect], depth: u32, at: Span) {
+    fn stdin_code(
+        &mut self,
+        name: &str,
+        origin: usize,
+        redirects: &[Redirect],
+        depth: u32,
+        at: Span,
+    ) {
         for r in redirects {
             match (r.kind, &r.heredoc, &r.target) {
-                (RedirectKind::Heredoc, Some(h), _) if !h.dynamic => self.code(h.body.clone(), origin, depth),
+                (RedirectKind::Heredoc, Some(h), _) if !h.dynamic => {
+                    self.code(h.body.clone(), origin, depth)
+                }
                 (RedirectKind::HereString, _, Some(w)) if w.is_static() => {
                     self.code(w.value().unwrap_or_default(), origin, depth);
                 }
-                (RedirectKind::Heredoc | RedirectKind::HereString | RedirectKind::Read | RedirectKind::ReadWrite, _, _) => {
+                (
+                    RedirectKind::Heredoc
+                    | RedirectKind::HereString
+                    | RedirectKind::Read
+                    | RedirectKind::ReadWrite,
+                    _,
+                    _,
+                ) => {
                     self.plan.issues.push(Issue::Unmodelled {
                         what: format!("`{name}` reads code from standard input that is not known before it runs"),
                         span: at,
@@ -283,7 +360,10 @@ impl Stripper<'_> {
         }
         let fed = self.current_pipe.and_then(|(id, pos)| {
             let prev = pos.checked_sub(1)?;
-            self.outputs.iter().find(|(slot, _)| *slot == (id, prev)).map(|(_, code)| code.clone())
+            self.outputs
+                .iter()
+                .find(|(slot, _)| *slot == (id, prev))
+                .map(|(_, code)| code.clone())
         });
         if let Some(code) = fed {
             self.code(code, origin, depth);
@@ -321,7 +401,11 @@ fn static_outputs(script: &Script) -> Vec<((u32, u32), String)> {
 }
 
 fn cmd_ctx(depth: u32) -> Context {
-    if depth > 0 { Context::NESTED_SHELL } else { Context::default() }
+    if depth > 0 {
+        Context::NESTED_SHELL
+    } else {
+        Context::default()
+    }
 }
 
 fn short(s: &str) -> String {

@@ -22,25 +22,57 @@ pub(crate) enum Inner {
 }
 
 /// Shells whose `-c` argument is shell code.
-pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "busybox"];
+pub const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "busybox",
+];
 
 /// Environment names that never change which program runs or how it loads code.
 pub(crate) const SAFE_ENV: &[&str] = &[
-    "LANG", "LANGUAGE", "LC_ALL", "TZ", "NODE_ENV", "RUST_BACKTRACE", "RUST_LOG", "NO_COLOR",
-    "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "CI", "TERM", "COLORTERM", "COLUMNS", "LINES",
-    "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "CARGO_TERM_COLOR",
-    "CARGO_INCREMENTAL", "CARGO_TERM_VERBOSE", "CARGO_TERM_QUIET", "RUST_TEST_THREADS",
-    "RUST_MIN_STACK", "DEBUG", "VERBOSE", "TZDIR", "GIT_TERMINAL_PROMPT", "TEST_LOG",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "TZ",
+    "NODE_ENV",
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "CI",
+    "TERM",
+    "COLORTERM",
+    "COLUMNS",
+    "LINES",
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONIOENCODING",
+    "CARGO_TERM_COLOR",
+    "CARGO_INCREMENTAL",
+    "CARGO_TERM_VERBOSE",
+    "CARGO_TERM_QUIET",
+    "RUST_TEST_THREADS",
+    "RUST_MIN_STACK",
+    "DEBUG",
+    "VERBOSE",
+    "TZDIR",
+    "GIT_TERMINAL_PROMPT",
+    "TEST_LOG",
 ];
 
 /// True when `name` is on the built-in safe list (`LC_*` included).
 pub(crate) fn is_safe_env(name: &str, extra: &[String]) -> bool {
-    SAFE_ENV.contains(&name) || (name.starts_with("LC_") && name.len() > 3) || extra.iter().any(|e| e == name)
+    SAFE_ENV.contains(&name)
+        || (name.starts_with("LC_") && name.len() > 3)
+        || extra.iter().any(|e| e == name)
 }
 
 /// A flag value allowed in a stripped wrapper: digits, letters, `.`, `+`, `-`.
 fn plain_value(v: &str) -> bool {
-    !v.is_empty() && v.len() <= 32 && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'))
+    !v.is_empty()
+        && v.len() <= 32
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'))
 }
 
 fn duration(v: &str) -> bool {
@@ -89,15 +121,19 @@ pub(crate) fn safe_wrapper(name: &str, words: &[Word]) -> Option<WrapperEnd> {
                                 arg(i)
                             }
                         };
-                        clean &= val.as_deref().is_some_and(|x| if flag.contains('k') { duration(x) } else { plain_value(x) });
+                        clean &= val.as_deref().is_some_and(|x| {
+                            if flag.contains('k') {
+                                duration(x)
+                            } else {
+                                plain_value(x)
+                            }
+                        });
                     }
                     _ => clean = false,
                 }
                 i += 1;
             }
-            if v.get(i).is_none() {
-                return None;
-            }
+            v.get(i)?;
             clean &= arg(i).is_some_and(|d| duration(&d));
             i += 1;
         }
@@ -120,9 +156,15 @@ pub(crate) fn safe_wrapper(name: &str, words: &[Word]) -> Option<WrapperEnd> {
                                 arg(i)
                             }
                         };
-                        clean &= val.is_some_and(|x| x.trim_start_matches(['-', '+']).chars().all(|c| c.is_ascii_digit()));
+                        clean &= val.is_some_and(|x| {
+                            x.trim_start_matches(['-', '+'])
+                                .chars()
+                                .all(|c| c.is_ascii_digit())
+                        });
                     }
-                    f if f.len() > 1 && f.get(1..).is_some_and(|d| d.chars().all(|c| c.is_ascii_digit())) => {}
+                    f if f.len() > 1
+                        && f.get(1..)
+                            .is_some_and(|d| d.chars().all(|c| c.is_ascii_digit())) => {}
                     _ => clean = false,
                 }
                 i += 1;
@@ -206,7 +248,9 @@ pub(crate) fn safe_wrapper(name: &str, words: &[Word]) -> Option<WrapperEnd> {
         }
         _ => return None,
     }
-    clean &= words.get(..i).is_some_and(|w| w.iter().all(Word::is_static));
+    clean &= words
+        .get(..i)
+        .is_some_and(|w| w.iter().all(Word::is_static));
     (i < words.len()).then_some(WrapperEnd { start: i, clean })
 }
 
@@ -225,27 +269,58 @@ pub(crate) fn executing_wrapper(name: &str, words: &[Word]) -> Option<Vec<Inner>
     match name {
         "sudo" | "doas" | "run0" | "pkexec" => {
             let with_value: &[&str] = match name {
-                "sudo" => &["-u", "-g", "-h", "-p", "-C", "-D", "-R", "-T", "-U", "-r", "-t", "--user", "--group", "--host", "--prompt", "--chdir", "--chroot"],
+                "sudo" => &[
+                    "-u", "-g", "-h", "-p", "-C", "-D", "-R", "-T", "-U", "-r", "-t", "--user",
+                    "--group", "--host", "--prompt", "--chdir", "--chroot",
+                ],
                 "doas" => &["-u", "-C"],
                 _ => &["--user", "-u"],
             };
             let mut i = skip_options(&v, 1, with_value);
-            while v.get(i).cloned().flatten().is_some_and(|a| is_assignment(&a)) {
+            while v
+                .get(i)
+                .cloned()
+                .flatten()
+                .is_some_and(|a| is_assignment(&a))
+            {
                 i += 1;
             }
             (i < words.len()).then(|| vec![Inner::Argv(rest(i))])
         }
         "su" | "runuser" => {
-            let i = v.iter().position(|a| matches!(a.as_deref(), Some("-c" | "--command")))?;
+            let i = v
+                .iter()
+                .position(|a| matches!(a.as_deref(), Some("-c" | "--command")))?;
             Some(vec![code_at(words, i + 1)])
         }
         "xargs" => {
-            let with_value = ["-a", "-E", "-I", "-L", "-n", "-P", "-s", "-d", "--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"];
+            let with_value = [
+                "-a",
+                "-E",
+                "-I",
+                "-L",
+                "-n",
+                "-P",
+                "-s",
+                "-d",
+                "--arg-file",
+                "--delimiter",
+                "--eof",
+                "--replace",
+                "--max-lines",
+                "--max-args",
+                "--max-procs",
+                "--max-chars",
+                "--process-slot-var",
+            ];
             let i = skip_options(&v, 1, &with_value);
             if i < words.len() {
                 Some(vec![Inner::Argv(rest(i))])
             } else {
-                Some(vec![Inner::Argv(vec![Word::literal("echo", words.first().map(|w| w.span).unwrap_or_default())])])
+                Some(vec![Inner::Argv(vec![Word::literal(
+                    "echo",
+                    words.first().map(|w| w.span).unwrap_or_default(),
+                )])])
             }
         }
         "find" | "fd" | "fdfind" => {
@@ -257,14 +332,25 @@ pub(crate) fn executing_wrapper(name: &str, words: &[Word]) -> Option<Vec<Inner>
             let mut out = Vec::new();
             let mut i = 0;
             while i < words.len() {
-                if v.get(i).cloned().flatten().is_some_and(|a| starts.contains(&a.as_str())) {
+                if v.get(i)
+                    .cloned()
+                    .flatten()
+                    .is_some_and(|a| starts.contains(&a.as_str()))
+                {
                     let begin = i + 1;
                     let mut end = begin;
-                    while end < words.len() && !matches!(v.get(end).cloned().flatten().as_deref(), Some(";" | "+")) {
+                    while end < words.len()
+                        && !matches!(v.get(end).cloned().flatten().as_deref(), Some(";" | "+"))
+                    {
                         end += 1;
                     }
                     if end > begin {
-                        out.push(Inner::Argv(words.get(begin..end).map(<[Word]>::to_vec).unwrap_or_default()));
+                        out.push(Inner::Argv(
+                            words
+                                .get(begin..end)
+                                .map(<[Word]>::to_vec)
+                                .unwrap_or_default(),
+                        ));
                     }
                     i = end;
                 }
@@ -276,21 +362,35 @@ pub(crate) fn executing_wrapper(name: &str, words: &[Word]) -> Option<Vec<Inner>
             let mut i = 1;
             let mut out = Vec::new();
             while let Some(a) = v.get(i) {
-                let Some(a) = a.as_deref() else { return Some(vec![Inner::DynamicCode("env argument".into())]) };
+                let Some(a) = a.as_deref() else {
+                    return Some(vec![Inner::DynamicCode("env argument".into())]);
+                };
                 if a == "--" {
                     i += 1;
                     break;
                 }
-                if a == "-S" || a == "--split-string" || a.starts_with("-S") || a.starts_with("--split-string=") {
+                if a == "-S"
+                    || a == "--split-string"
+                    || a.starts_with("-S")
+                    || a.starts_with("--split-string=")
+                {
                     let code = if a == "-S" || a == "--split-string" {
                         i += 1;
                         v.get(i).cloned().flatten()
                     } else {
-                        a.split_once('=').map(|(_, c)| c.to_owned()).or_else(|| a.get(2..).map(str::to_owned))
+                        a.split_once('=')
+                            .map(|(_, c)| c.to_owned())
+                            .or_else(|| a.get(2..).map(str::to_owned))
                     };
-                    let tail: Vec<String> = v.iter().skip(i + 1).map(|x| x.clone().unwrap_or_default()).collect();
+                    let tail: Vec<String> = v
+                        .iter()
+                        .skip(i + 1)
+                        .map(|x| x.clone().unwrap_or_default())
+                        .collect();
                     return Some(vec![match code {
-                        Some(c) => Inner::Code(std::iter::once(c).chain(tail).collect::<Vec<_>>().join(" ")),
+                        Some(c) => Inner::Code(
+                            std::iter::once(c).chain(tail).collect::<Vec<_>>().join(" "),
+                        ),
                         None => Inner::DynamicCode("env -S".into()),
                     }]);
                 }
@@ -310,11 +410,18 @@ pub(crate) fn executing_wrapper(name: &str, words: &[Word]) -> Option<Vec<Inner>
             (!out.is_empty()).then_some(out)
         }
         "watch" => {
-            let i = skip_options(&v, 1, &["-n", "--interval", "-d", "--differences", "-q", "--equexit"]);
+            let i = skip_options(
+                &v,
+                1,
+                &["-n", "--interval", "-d", "--differences", "-q", "--equexit"],
+            );
             if i >= words.len() {
                 return None;
             }
-            if v.iter().take(i).any(|a| matches!(a.as_deref(), Some("-x" | "--exec"))) {
+            if v.iter()
+                .take(i)
+                .any(|a| matches!(a.as_deref(), Some("-x" | "--exec")))
+            {
                 return Some(vec![Inner::Argv(rest(i))]);
             }
             Some(vec![joined_code(words.get(i..).unwrap_or_default())])
@@ -324,13 +431,16 @@ pub(crate) fn executing_wrapper(name: &str, words: &[Word]) -> Option<Vec<Inner>
         "trap" => {
             let i = skip_options(&v, 1, &[]);
             let code = words.get(i)?;
-            (words.len() > i + 1).then(|| vec![code_at(words, i)]).filter(|_| code.value().is_none_or(|c| c != "-"))
+            (words.len() > i + 1)
+                .then(|| vec![code_at(words, i)])
+                .filter(|_| code.value().is_none_or(|c| c != "-"))
         }
         "exec" => {
             let i = skip_options(&v, 1, &["-a"]);
             (i < words.len()).then(|| vec![Inner::Argv(rest(i))])
         }
-        "setsid" | "unbuffer" | "torsocks" | "proxychains" | "proxychains4" | "chronic" | "ifne" | "caffeinate" => {
+        "setsid" | "unbuffer" | "torsocks" | "proxychains" | "proxychains4" | "chronic"
+        | "ifne" | "caffeinate" => {
             let i = skip_options(&v, 1, &[]);
             (i < words.len()).then(|| vec![Inner::Argv(rest(i))])
         }
@@ -385,7 +495,15 @@ fn joined_code(words: &[Word]) -> Inner {
     for w in words {
         match w.value() {
             Some(s) => parts.push(s),
-            None => return Inner::DynamicCode(words.iter().map(Word::pattern).collect::<Vec<_>>().join(" ")),
+            None => {
+                return Inner::DynamicCode(
+                    words
+                        .iter()
+                        .map(Word::pattern)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
         }
     }
     Inner::Code(parts.join(" "))

@@ -15,7 +15,10 @@ fn ask(reason: impl Into<String>) -> Step {
 pub(super) fn ifs_injection(i: &Input<'_>) -> Step {
     for (at, _) in i.text.match_indices("IFS") {
         let before = i.text.get(..at).unwrap_or("");
-        let expanded = before.ends_with('$') || before.ends_with("${") || before.ends_with("${!") || before.ends_with("${#");
+        let expanded = before.ends_with('$')
+            || before.ends_with("${")
+            || before.ends_with("${!")
+            || before.ends_with("${#");
         if expanded && !matches!(i.views.at(at), Quote::Single | Quote::AnsiC) {
             return ask("`$IFS` is expanded: word splitting can build hidden arguments");
         }
@@ -26,31 +29,126 @@ pub(super) fn ifs_injection(i: &Input<'_>) -> Step {
 /// Names whose value changes what runs or how a program loads code.
 pub fn is_dangerous_variable(name: &str) -> bool {
     const EXACT: &[&str] = &[
-        "PATH", "BASH_ENV", "ENV", "CDPATH", "IFS", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4",
-        "SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "BASH_XTRACEFD", "HISTFILE", "PAGER", "MANPAGER", "EDITOR",
-        "VISUAL", "BROWSER", "SHELL", "HOME", "ZDOTDIR", "FPATH", "TMPDIR", "XDG_CONFIG_HOME",
-        "XDG_DATA_HOME", "LESSOPEN", "LESSCLOSE", "LESS", "MAKEFLAGS", "MAKE", "MFLAGS", "CC", "CXX", "LD",
-        "AR", "AS", "CPP", "RUSTC", "RUSTDOC", "CARGO", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN",
-        "NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONHOME", "PERL5OPT", "PERL5DB", "RUBYOPT", "JAVA_TOOL_OPTIONS",
-        "DOCKER_HOST", "KUBECONFIG", "SSH_AUTH_SOCK", "GCONV_PATH", "HOSTALIASES", "TERMINFO", "PROMPT",
-        "RPROMPT", "GOFLAGS", "GOROOT", "GOPROXY", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "NPM_TOKEN",
-        "SUDO_ASKPASS", "SSH_ASKPASS", "GIT_ASKPASS", "OPENSSL_CONF", "BASH_LOADABLES_PATH", "INPUTRC",
-        "TEXINPUTS", "VIMINIT", "EXINIT", "MYVIMRC", "PYTHONWARNINGS", "PYTHONINSPECT",
+        "PATH",
+        "BASH_ENV",
+        "ENV",
+        "CDPATH",
+        "IFS",
+        "PROMPT_COMMAND",
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS3",
+        "PS4",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "GLOBIGNORE",
+        "BASH_XTRACEFD",
+        "HISTFILE",
+        "PAGER",
+        "MANPAGER",
+        "EDITOR",
+        "VISUAL",
+        "BROWSER",
+        "SHELL",
+        "HOME",
+        "ZDOTDIR",
+        "FPATH",
+        "TMPDIR",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "LESS",
+        "MAKEFLAGS",
+        "MAKE",
+        "MFLAGS",
+        "CC",
+        "CXX",
+        "LD",
+        "AR",
+        "AS",
+        "CPP",
+        "RUSTC",
+        "RUSTDOC",
+        "CARGO",
+        "CARGO_HOME",
+        "RUSTUP_HOME",
+        "RUSTUP_TOOLCHAIN",
+        "NODE_OPTIONS",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+        "PERL5OPT",
+        "PERL5DB",
+        "RUBYOPT",
+        "JAVA_TOOL_OPTIONS",
+        "DOCKER_HOST",
+        "KUBECONFIG",
+        "SSH_AUTH_SOCK",
+        "GCONV_PATH",
+        "HOSTALIASES",
+        "TERMINFO",
+        "PROMPT",
+        "RPROMPT",
+        "GOFLAGS",
+        "GOROOT",
+        "GOPROXY",
+        "PIP_INDEX_URL",
+        "PIP_EXTRA_INDEX_URL",
+        "NPM_TOKEN",
+        "SUDO_ASKPASS",
+        "SSH_ASKPASS",
+        "GIT_ASKPASS",
+        "OPENSSL_CONF",
+        "BASH_LOADABLES_PATH",
+        "INPUTRC",
+        "TEXINPUTS",
+        "VIMINIT",
+        "EXINIT",
+        "MYVIMRC",
+        "PYTHONWARNINGS",
+        "PYTHONINSPECT",
     ];
     const PREFIXES: &[&str] = &[
-        "LD_", "DYLD_", "GIT_", "BASH_FUNC_", "npm_config_", "NPM_CONFIG_", "CARGO_TARGET_", "CARGO_BUILD_",
-        "CARGO_REGISTRIES_", "CARGO_HTTP", "CARGO_NET", "RUSTC_", "PYTHON", "PERL", "RUBY", "NODE_",
-        "MALLOC_", "GLIBC_", "COMP_", "PIP_", "UV_", "POETRY_", "YARN_", "BUN_", "DENO_", "DOTNET_",
+        "LD_",
+        "DYLD_",
+        "GIT_",
+        "BASH_FUNC_",
+        "npm_config_",
+        "NPM_CONFIG_",
+        "CARGO_TARGET_",
+        "CARGO_BUILD_",
+        "CARGO_REGISTRIES_",
+        "CARGO_HTTP",
+        "CARGO_NET",
+        "RUSTC_",
+        "PYTHON",
+        "PERL",
+        "RUBY",
+        "NODE_",
+        "MALLOC_",
+        "GLIBC_",
+        "COMP_",
+        "PIP_",
+        "UV_",
+        "POETRY_",
+        "YARN_",
+        "BUN_",
+        "DENO_",
+        "DOTNET_",
     ];
     const SUFFIXES: &[&str] = &[
-        "PATH", "_OPTIONS", "_OPTS", "FLAGS", "_COMMAND", "_CMD", "_PROGRAM", "_EDITOR", "_PAGER", "_SHELL",
-        "WRAPPER", "RUNNER", "_HOOK", "_HOOKS", "_PRELOAD", "_LINKER", "_ASKPASS", "_EXEC", "_PROXY", "proxy",
+        "PATH", "_OPTIONS", "_OPTS", "FLAGS", "_COMMAND", "_CMD", "_PROGRAM", "_EDITOR", "_PAGER",
+        "_SHELL", "WRAPPER", "RUNNER", "_HOOK", "_HOOKS", "_PRELOAD", "_LINKER", "_ASKPASS",
+        "_EXEC", "_PROXY", "proxy",
     ];
     let base = name.split('[').next().unwrap_or(name);
     if crate::strip::is_safe_env_name(base) {
         return false;
     }
-    EXACT.contains(&base) || PREFIXES.iter().any(|p| base.starts_with(p)) || SUFFIXES.iter().any(|s| base.ends_with(s))
+    EXACT.contains(&base)
+        || PREFIXES.iter().any(|p| base.starts_with(p))
+        || SUFFIXES.iter().any(|s| base.ends_with(s))
 }
 
 /// Assignments to variables that change what runs: prefixes, statements, `export`, `declare`, `env`, `read`.
@@ -58,13 +156,31 @@ pub(super) fn dangerous_variables(i: &Input<'_>) -> Step {
     for c in &i.script.commands {
         for a in &c.assignments {
             if is_dangerous_variable(&a.name) {
-                return ask(format!("assigns `{}`, which changes what programs run or how they load code", a.name));
+                return ask(format!(
+                    "assigns `{}`, which changes what programs run or how they load code",
+                    a.name
+                ));
             }
         }
-        let Some(program) = c.argv.first().and_then(crate::strip::program_name) else { continue };
+        let Some(program) = c.argv.first().and_then(crate::strip::program_name) else {
+            continue;
+        };
         let setter = matches!(
             program.as_str(),
-            "export" | "declare" | "typeset" | "local" | "readonly" | "env" | "read" | "mapfile" | "readarray" | "printf" | "set" | "setenv" | "unset" | "let"
+            "export"
+                | "declare"
+                | "typeset"
+                | "local"
+                | "readonly"
+                | "env"
+                | "read"
+                | "mapfile"
+                | "readarray"
+                | "printf"
+                | "set"
+                | "setenv"
+                | "unset"
+                | "let"
         );
         if !setter {
             continue;
@@ -73,7 +189,9 @@ pub(super) fn dangerous_variables(i: &Input<'_>) -> Step {
             let text = w.pattern();
             let name = text.split(['=', '+']).next().unwrap_or("");
             if is_dangerous_variable(name) {
-                return ask(format!("`{program}` sets `{name}`, which changes what programs run or how they load code"));
+                return ask(format!(
+                    "`{program}` sets `{name}`, which changes what programs run or how they load code"
+                ));
             }
         }
     }
@@ -82,8 +200,10 @@ pub(super) fn dangerous_variables(i: &Input<'_>) -> Step {
 
 /// `/proc/<pid>/environ` or `/proc/<pid>/mem` mentioned anywhere.
 pub(super) fn proc_environ(i: &Input<'_>) -> Step {
-    static RE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"/proc/[^/\s]*/+(task/[^/\s]*/+)?(environ|mem|cmdline)").ok());
-    let hit = RE.as_ref().is_some_and(|re| re.is_match(i.text)) || (i.text.contains("/proc/") && i.text.contains("environ"));
+    static RE: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"/proc/[^/\s]*/+(task/[^/\s]*/+)?(environ|mem|cmdline)").ok());
+    let hit = RE.as_ref().is_some_and(|re| re.is_match(i.text))
+        || (i.text.contains("/proc/") && i.text.contains("environ"));
     if hit {
         return ask("reads a process's environment or memory under `/proc`");
     }
@@ -93,7 +213,8 @@ pub(super) fn proc_environ(i: &Input<'_>) -> Step {
 /// Expansions that execute code or evaluate subscripts: `${x@P}`, `$[ ]`, zsh `=( )`,
 /// arithmetic subscripts, and subscripts handed to builtins that evaluate them.
 pub(super) fn substitution(i: &Input<'_>) -> Step {
-    static PROMPT: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\$\{[^}]*@[PEAKa]\}").ok());
+    static PROMPT: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"\$\{[^}]*@[PEAKa]\}").ok());
     if PROMPT.as_ref().is_some_and(|re| re.is_match(i.text)) {
         return ask("a `${var@P}`-style transformation can run code held in a variable");
     }
@@ -114,20 +235,42 @@ pub(super) fn substitution(i: &Input<'_>) -> Step {
     for c in &i.script.commands {
         for w in &c.argv {
             for p in &w.parts {
-                if let Part::Arithmetic(t) | Part::Param(t) = p {
-                    if subscript_with_expansion(t) {
-                        return ask(format!("the subscript in `{t}` is evaluated and may run code"));
-                    }
+                if let Part::Arithmetic(t) | Part::Param(t) = p
+                    && subscript_with_expansion(t)
+                {
+                    return ask(format!(
+                        "the subscript in `{t}` is evaluated and may run code"
+                    ));
                 }
             }
         }
-        let Some(program) = c.argv.first().and_then(crate::strip::program_name) else { continue };
+        let Some(program) = c.argv.first().and_then(crate::strip::program_name) else {
+            continue;
+        };
         let evaluates = matches!(
             program.as_str(),
-            "printf" | "declare" | "typeset" | "local" | "export" | "readonly" | "read" | "mapfile" | "readarray" | "let" | "unset" | "test" | "[" | "[[" | "eval" | "wait" | "getopts"
+            "printf"
+                | "declare"
+                | "typeset"
+                | "local"
+                | "export"
+                | "readonly"
+                | "read"
+                | "mapfile"
+                | "readarray"
+                | "let"
+                | "unset"
+                | "test"
+                | "["
+                | "[["
+                | "eval"
+                | "wait"
+                | "getopts"
         );
-        if evaluates && c.argv.iter().skip(1).any(|w| word_subscript(w)) {
-            return ask(format!("`{program}` evaluates an array subscript that contains an expansion"));
+        if evaluates && c.argv.iter().skip(1).any(word_subscript) {
+            return ask(format!(
+                "`{program}` evaluates an array subscript that contains an expansion"
+            ));
         }
     }
     Step::Passthrough
@@ -150,8 +293,15 @@ pub(super) fn brace_expansion(i: &Input<'_>) -> Step {
         if c.argv.first().is_some_and(|w| w.from_brace) {
             return ask("brace expansion builds the program name");
         }
-        if let Some(w) = c.argv.iter().find(|w| w.from_brace && w.pattern().starts_with('-')) {
-            return ask(format!("brace expansion produces the option `{}`", w.pattern()));
+        if let Some(w) = c
+            .argv
+            .iter()
+            .find(|w| w.from_brace && w.pattern().starts_with('-'))
+        {
+            return ask(format!(
+                "brace expansion produces the option `{}`",
+                w.pattern()
+            ));
         }
     }
     Step::Passthrough

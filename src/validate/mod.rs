@@ -45,7 +45,11 @@ pub struct Input<'a> {
 impl<'a> Input<'a> {
     /// Builds the views of `text`.
     pub fn new(text: &'a str, script: &'a Script) -> Self {
-        Input { text, script, views: Views::new(text) }
+        Input {
+            text,
+            script,
+            views: Views::new(text),
+        }
     }
 
     /// The source text of a word.
@@ -55,10 +59,12 @@ impl<'a> Input<'a> {
 
     /// Every command's static program name with the command.
     pub fn programs(&self) -> impl Iterator<Item = (String, &'a SimpleCommand)> {
-        self.script
-            .commands
-            .iter()
-            .filter_map(|c| c.argv.first().and_then(crate::strip::program_name).map(|n| (n, c)))
+        self.script.commands.iter().filter_map(|c| {
+            c.argv
+                .first()
+                .and_then(crate::strip::program_name)
+                .map(|n| (n, c))
+        })
     }
 }
 
@@ -139,7 +145,10 @@ impl Findings {
     /// The reason to ask, if the chain asks.
     pub fn ask(&self) -> Option<(&'static str, &str)> {
         match &self.decisive {
-            Some(Finding { validator, step: Step::Ask(r) }) => Some((validator, r.as_str())),
+            Some(Finding {
+                validator,
+                step: Step::Ask(r),
+            }) => Some((validator, r.as_str())),
             _ => None,
         }
     }
@@ -152,9 +161,15 @@ pub fn run(text: &str, script: &Script) -> Findings {
     for validator in CHAIN {
         let step = validator.check(&input);
         let decisive = step != Step::Passthrough;
-        out.steps.push(Finding { validator: validator.name(), step: step.clone() });
+        out.steps.push(Finding {
+            validator: validator.name(),
+            step: step.clone(),
+        });
         if decisive {
-            out.decisive = Some(Finding { validator: validator.name(), step });
+            out.decisive = Some(Finding {
+                validator: validator.name(),
+                step,
+            });
             break;
         }
     }

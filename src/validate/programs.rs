@@ -24,7 +24,15 @@ pub(super) fn jq_system(i: &Input<'_>) -> Step {
         }
         for w in c.argv.iter().skip(1) {
             let text = w.pattern();
-            if ["-f", "--from-file", "--rawfile", "--slurpfile", "-L", "--library-path"].contains(&text.as_str())
+            if [
+                "-f",
+                "--from-file",
+                "--rawfile",
+                "--slurpfile",
+                "-L",
+                "--library-path",
+            ]
+            .contains(&text.as_str())
                 || text.starts_with("-L")
             {
                 return ask(format!("`jq {text}` reads a file"));
@@ -40,13 +48,39 @@ pub(super) fn jq_system(i: &Input<'_>) -> Step {
 /// Programs and builtins of zsh that reach the system directly.
 pub(super) fn zsh_dangerous(i: &Input<'_>) -> Step {
     const NAMES: &[&str] = &[
-        "zmodload", "emulate", "sysopen", "sysread", "syswrite", "sysseek", "zpty", "ztcp", "zsocket", "zselect",
-        "zf_rm", "zf_mv", "zf_ln", "zf_chmod", "zf_chown", "zf_mkdir", "zf_rmdir", "zf_chgrp", "zstat", "zparseopts",
-        "autoload", "fc", "noglob", "zcompile", "zle", "bindkey", "vared",
+        "zmodload",
+        "emulate",
+        "sysopen",
+        "sysread",
+        "syswrite",
+        "sysseek",
+        "zpty",
+        "ztcp",
+        "zsocket",
+        "zselect",
+        "zf_rm",
+        "zf_mv",
+        "zf_ln",
+        "zf_chmod",
+        "zf_chown",
+        "zf_mkdir",
+        "zf_rmdir",
+        "zf_chgrp",
+        "zstat",
+        "zparseopts",
+        "autoload",
+        "fc",
+        "noglob",
+        "zcompile",
+        "zle",
+        "bindkey",
+        "vared",
     ];
     for (program, _) in i.programs() {
         if NAMES.contains(&program.as_str()) {
-            return ask(format!("`{program}` is a zsh builtin that reaches the system directly"));
+            return ask(format!(
+                "`{program}` is a zsh builtin that reaches the system directly"
+            ));
         }
     }
     Step::Passthrough
@@ -56,8 +90,12 @@ pub(super) fn zsh_dangerous(i: &Input<'_>) -> Step {
 pub(super) fn input_redirection(i: &Input<'_>) -> Step {
     for c in &i.script.commands {
         for r in &c.redirects {
-            if matches!(r.kind, RedirectKind::Read | RedirectKind::ReadWrite) && r.target.as_ref().is_none_or(|t| !t.is_static()) {
-                return ask("input is redirected from a file whose name is not known until it runs");
+            if matches!(r.kind, RedirectKind::Read | RedirectKind::ReadWrite)
+                && r.target.as_ref().is_none_or(|t| !t.is_static())
+            {
+                return ask(
+                    "input is redirected from a file whose name is not known until it runs",
+                );
             }
         }
     }
@@ -68,7 +106,15 @@ pub(super) fn input_redirection(i: &Input<'_>) -> Step {
 pub(super) fn output_redirection(i: &Input<'_>) -> Step {
     for c in &i.script.commands {
         for r in &c.redirects {
-            let dynamic = r.target.as_ref().is_none_or(|t| !t.is_static() && !t.parts.iter().all(|p| matches!(p, crate::parse::Part::Literal(_) | crate::parse::Part::Tilde(_))));
+            let dynamic = r.target.as_ref().is_none_or(|t| {
+                !t.is_static()
+                    && !t.parts.iter().all(|p| {
+                        matches!(
+                            p,
+                            crate::parse::Part::Literal(_) | crate::parse::Part::Tilde(_)
+                        )
+                    })
+            });
             if r.kind == RedirectKind::Write && dynamic {
                 return ask("output is redirected to a file whose name is not known until it runs");
             }

@@ -8,7 +8,11 @@ fn ask(reason: impl Into<String>) -> Step {
 
 /// Control characters (other than tab and newline), CR and DEL anywhere.
 pub(super) fn control_characters(i: &Input<'_>) -> Step {
-    match i.text.char_indices().find(|(_, c)| c.is_control() && *c != '\n' && *c != '\t') {
+    match i
+        .text
+        .char_indices()
+        .find(|(_, c)| c.is_control() && *c != '\n' && *c != '\t')
+    {
         Some((at, c)) => ask(format!("control character U+{:04X} at byte {at}", c as u32)),
         None => Step::Passthrough,
     }
@@ -26,11 +30,17 @@ fn bidi(c: char) -> bool {
 pub(super) fn unicode_whitespace(i: &Input<'_>) -> Step {
     for (at, c) in i.text.char_indices() {
         if bidi(c) {
-            return ask(format!("bidirectional control U+{:04X} at byte {at}", c as u32));
+            return ask(format!(
+                "bidirectional control U+{:04X} at byte {at}",
+                c as u32
+            ));
         }
         let outside = !matches!(i.views.at(at), Quote::Single | Quote::Double | Quote::AnsiC);
         if outside && ((!c.is_ascii() && c.is_whitespace()) || invisible(c)) {
-            return ask(format!("unicode whitespace or invisible character U+{:04X} outside quotes at byte {at}", c as u32));
+            return ask(format!(
+                "unicode whitespace or invisible character U+{:04X} outside quotes at byte {at}",
+                c as u32
+            ));
         }
     }
     Step::Passthrough
@@ -54,7 +64,8 @@ pub(super) fn incomplete_command(i: &Input<'_>) -> Step {
         }
     }
     let end_ok = |op: &str| {
-        trimmed.ends_with(op) && i.views.at(i.text.trim_end().len().saturating_sub(1)) == Quote::Normal
+        trimmed.ends_with(op)
+            && i.views.at(i.text.trim_end().len().saturating_sub(1)) == Quote::Normal
     };
     for op in ["&&", "||", "|"] {
         if end_ok(op) {
@@ -91,14 +102,21 @@ pub(super) fn malformed_tokens(i: &Input<'_>) -> Step {
 pub(super) fn unquoted_newline(i: &Input<'_>) -> Step {
     let bytes = i.text.as_bytes();
     for (at, _) in i.text.match_indices("\\\n") {
-        let before = at.checked_sub(1).and_then(|b| bytes.get(b)).is_some_and(|c| !c.is_ascii_whitespace());
+        let before = at
+            .checked_sub(1)
+            .and_then(|b| bytes.get(b))
+            .is_some_and(|c| !c.is_ascii_whitespace());
         let after = bytes.get(at + 2).is_some_and(|c| !c.is_ascii_whitespace());
         if i.views.at(at) == Quote::Escaped && before && after {
             return ask("a backslash-newline joins a word across lines");
         }
     }
     for c in &i.script.commands {
-        for w in c.argv.iter().chain(c.redirects.iter().filter_map(|r| r.target.as_ref())) {
+        for w in c
+            .argv
+            .iter()
+            .chain(c.redirects.iter().filter_map(|r| r.target.as_ref()))
+        {
             let raw = i.raw(w);
             if let Some(pos) = raw.find("\\\n") {
                 let abs = w.span.start + pos;
@@ -124,7 +142,9 @@ pub(super) fn unquoted_newline(i: &Input<'_>) -> Step {
             ' ' | '\t' => spaces += 1,
             _ => {
                 if blank_lines >= 5 || spaces >= 40 {
-                    return ask("long whitespace padding before more of the command (it may hide it)");
+                    return ask(
+                        "long whitespace padding before more of the command (it may hide it)",
+                    );
                 }
                 blank_lines = 0;
                 spaces = 0;
@@ -150,7 +170,9 @@ pub(super) fn comment_quote_desync(i: &Input<'_>) -> Step {
         .mask
         .iter()
         .enumerate()
-        .filter(|(at, q)| **q == Quote::Comment && (*at == 0 || i.views.at(at - 1) != Quote::Comment))
+        .filter(|(at, q)| {
+            **q == Quote::Comment && (*at == 0 || i.views.at(at - 1) != Quote::Comment)
+        })
         .count();
     if scan_comments > i.script.comments.len() && i.script.is_complete() {
         return ask("the text scan sees a comment the parser does not");
@@ -183,7 +205,9 @@ pub(super) fn obfuscated_flags(i: &Input<'_>) -> Step {
             let raw = i.raw(w);
             let name = raw.split('=').next().unwrap_or(raw);
             if !raw.starts_with('-') || name.contains(['\'', '"', '\\']) {
-                return ask(format!("the option `{value}` is written with quotes or escapes (`{raw}`)"));
+                return ask(format!(
+                    "the option `{value}` is written with quotes or escapes (`{raw}`)"
+                ));
             }
         }
     }
@@ -193,7 +217,11 @@ pub(super) fn obfuscated_flags(i: &Input<'_>) -> Step {
 /// Operators inside what the parser took for one word: the parser and bash may disagree.
 pub(super) fn shell_metacharacters(i: &Input<'_>) -> Step {
     for c in &i.script.commands {
-        for w in c.argv.iter().chain(c.redirects.iter().filter_map(|r| r.target.as_ref())) {
+        for w in c
+            .argv
+            .iter()
+            .chain(c.redirects.iter().filter_map(|r| r.target.as_ref()))
+        {
             let raw = i.raw(w);
             let (mut depth, mut tick) = (0i32, false);
             for (k, b) in raw.bytes().enumerate() {
@@ -210,7 +238,9 @@ pub(super) fn shell_metacharacters(i: &Input<'_>) -> Step {
                 if depth > 0 || tick {
                     continue;
                 }
-                if matches!(b, b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')' | b'`') && q == Quote::Normal {
+                if matches!(b, b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')' | b'`')
+                    && q == Quote::Normal
+                {
                     return ask(format!("`{}` inside the word `{raw}`", b as char));
                 }
             }
@@ -239,18 +269,30 @@ pub(super) fn backslash_operators(i: &Input<'_>) -> Step {
         if *b != b'\\' || i.views.at(at) != Quote::Escaped {
             continue;
         }
-        let Some(next) = bytes.get(at + 1) else { continue };
+        let Some(next) = bytes.get(at + 1) else {
+            continue;
+        };
         if !matches!(next, b';' | b'|' | b'&' | b'<' | b'>') {
             continue;
         }
         let standalone = (at == 0 || bytes.get(at - 1).is_some_and(u8::is_ascii_whitespace))
             && bytes.get(at + 2).is_none_or(|c| c.is_ascii_whitespace());
-        let terminator = *next == b';' && standalone && i.script.commands.iter().any(|c| {
-            c.argv.iter().any(|w| w.span.start == at && w.value().as_deref() == Some(";"))
-                && c.argv.first().and_then(crate::strip::program_name).is_some_and(|p| matches!(p.as_str(), "find" | "fd" | "fdfind"))
-        });
+        let terminator = *next == b';'
+            && standalone
+            && i.script.commands.iter().any(|c| {
+                c.argv
+                    .iter()
+                    .any(|w| w.span.start == at && w.value().as_deref() == Some(";"))
+                    && c.argv
+                        .first()
+                        .and_then(crate::strip::program_name)
+                        .is_some_and(|p| matches!(p.as_str(), "find" | "fd" | "fdfind"))
+            });
         if !terminator {
-            return ask(format!("escaped operator `\\{}` at byte {at}", *next as char));
+            return ask(format!(
+                "escaped operator `\\{}` at byte {at}",
+                *next as char
+            ));
         }
     }
     Step::Passthrough
@@ -281,7 +323,12 @@ pub(super) fn heredoc_desync(i: &Input<'_>) -> Step {
         .iter()
         .flat_map(|c| c.redirects.iter())
         .filter_map(|r| r.heredoc.as_ref())
-        .map(|h| (back_over_tabs(i.text, h.body_span.start), back_over_tabs(i.text, h.body_span.end)))
+        .map(|h| {
+            (
+                back_over_tabs(i.text, h.body_span.start),
+                back_over_tabs(i.text, h.body_span.end),
+            )
+        })
         .collect();
     parsed.sort_unstable();
     parsed.dedup();

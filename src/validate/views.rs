@@ -44,7 +44,9 @@ pub struct Views {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Ctx {
     /// Outside quotes; `parens` counts `(` opened inside a `$(`.
-    Normal { parens: u32 },
+    Normal {
+        parens: u32,
+    },
     Double,
     Backtick,
 }
@@ -71,7 +73,10 @@ impl Views {
             let top = stack.last().copied().unwrap_or(Ctx::Normal { parens: 0 });
             match top {
                 Ctx::Normal { parens } => {
-                    let word_start = i == 0 || bytes.get(i - 1).is_some_and(|p| matches!(p, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')'));
+                    let word_start = i == 0
+                        || bytes.get(i - 1).is_some_and(|p| {
+                            matches!(p, b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')')
+                        });
                     match b {
                         b'\\' => {
                             let len = next.map_or(1, |c| 1 + utf8_len(c));
@@ -79,7 +84,10 @@ impl Views {
                             i += len;
                             continue;
                         }
-                        b'<' if next == Some(b'<') && bytes.get(i + 2) != Some(&b'<') && (i == 0 || bytes.get(i - 1) != Some(&b'<')) => {
+                        b'<' if next == Some(b'<')
+                            && bytes.get(i + 2) != Some(&b'<')
+                            && (i == 0 || bytes.get(i - 1) != Some(&b'<')) =>
+                        {
                             if let Some((end, delim, strip, quoted)) = heredoc_start(text, i + 2) {
                                 set(&mut mask, i + 2, end, Quote::Single);
                                 pending.push((delim, strip, quoted));
@@ -92,7 +100,10 @@ impl Views {
                             continue;
                         }
                         b'\'' => {
-                            let end = text.get(i + 1..).and_then(|r| r.find('\'')).map(|e| i + 1 + e);
+                            let end = text
+                                .get(i + 1..)
+                                .and_then(|r| r.find('\''))
+                                .map(|e| i + 1 + e);
                             let stop = end.map_or(n, |e| e + 1);
                             set(&mut mask, i, stop, Quote::Single);
                             flag(&mut delimiter, i);
@@ -126,7 +137,10 @@ impl Views {
                             stack.push(Ctx::Double);
                         }
                         b'#' if word_start => {
-                            let end = text.get(i..).and_then(|r| r.find('\n')).map_or(n, |e| i + e);
+                            let end = text
+                                .get(i..)
+                                .and_then(|r| r.find('\n'))
+                                .map_or(n, |e| i + e);
                             set(&mut mask, i, end, Quote::Comment);
                             i = end;
                             continue;
@@ -197,10 +211,22 @@ impl Views {
             }
             i += 1;
         }
-        Views::finish(text, mask, delimiter, stack.len() > 1 || !pending.is_empty(), heredocs)
+        Views::finish(
+            text,
+            mask,
+            delimiter,
+            stack.len() > 1 || !pending.is_empty(),
+            heredocs,
+        )
     }
 
-    fn finish(text: &str, mask: Vec<Quote>, delimiter: Vec<bool>, unterminated: bool, heredocs: Vec<(usize, usize)>) -> Views {
+    fn finish(
+        text: &str,
+        mask: Vec<Quote>,
+        delimiter: Vec<bool>,
+        unterminated: bool,
+        heredocs: Vec<(usize, usize)>,
+    ) -> Views {
         let mut without_double_quoted = String::new();
         let mut unquoted = String::new();
         let mut quotes_kept = String::new();
@@ -218,7 +244,15 @@ impl Views {
                 quotes_kept.push(c);
             }
         }
-        Views { mask, delimiter, unterminated, without_double_quoted, unquoted, quotes_kept, heredocs }
+        Views {
+            mask,
+            delimiter,
+            unterminated,
+            without_double_quoted,
+            unquoted,
+            quotes_kept,
+            heredocs,
+        }
     }
 
     /// The state of the byte at `i`.
@@ -282,14 +316,20 @@ fn heredoc_bodies(
         let state = if quoted { Quote::Single } else { Quote::Double };
         let start = pos;
         loop {
-            let Some(rest) = text.get(pos..) else { return text.len() };
+            let Some(rest) = text.get(pos..) else {
+                return text.len();
+            };
             if rest.is_empty() {
                 found.push((start, text.len()));
                 return text.len();
             }
             let line_end = rest.find('\n').map_or(text.len(), |e| pos + e);
             let line = text.get(pos..line_end).unwrap_or("");
-            let candidate = if strip { line.trim_start_matches('\t') } else { line };
+            let candidate = if strip {
+                line.trim_start_matches('\t')
+            } else {
+                line
+            };
             let next = (line_end + 1).min(text.len());
             if candidate == delim {
                 found.push((start, pos));
