@@ -10,6 +10,9 @@ use super::ir::Part;
 /// Most words one source word may expand to; past it the word stays dynamic.
 pub(crate) const MAX_BRACE_WORDS: usize = 256;
 
+/// Most characters brace expansion may copy while expanding one word.
+const MAX_BRACE_ATOMS: usize = 1 << 16;
+
 /// One character of a word, or a dynamic part.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Atom {
@@ -142,9 +145,12 @@ pub(crate) fn brace_expand(atoms: Vec<Atom>) -> Option<Vec<Vec<Atom>>> {
     let mut out = Vec::new();
     let mut work = vec![atoms];
     let mut steps = 0usize;
+    // Bounds the work on long words: every step copies a word.
+    let mut copied = 0usize;
     while let Some(word) = work.pop() {
         steps += 1;
-        if steps > MAX_BRACE_WORDS * 8 {
+        copied += word.len();
+        if steps > MAX_BRACE_WORDS * 8 || copied > MAX_BRACE_ATOMS {
             return None;
         }
         match split_first_brace(&word) {
