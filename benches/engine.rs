@@ -1,7 +1,12 @@
 //! Engine benchmarks (divan, medians): parse alone vs `check` end to end, the
 //! whole corpus, and rule matching as the number of rules grows.
 
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::indexing_slicing, reason = "benchmarks")]
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "benchmarks"
+)]
 
 use std::sync::LazyLock;
 

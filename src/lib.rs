@@ -141,6 +141,16 @@ pub fn check_traced(text: &str, policy: &Policy, trace: bool) -> (Verdict, Trace
     } else {
         None
     };
+    let suggestion = if policy.interactive == Some(false) && decision == Decision::Ask {
+        decision = Decision::Deny;
+        reasons.insert(
+            0,
+            "non-interactive policy: nobody can approve, so ask becomes deny".to_owned(),
+        );
+        None
+    } else {
+        suggestion
+    };
     let verdict = Verdict {
         id: None,
         decision,

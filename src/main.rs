@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use shellgate::cli::args::{Cli, Command};
+use shellgate::cli::args::{Cli, Command, PolicyCommand};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -20,5 +20,9 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => shellgate::cli::check::run(&args),
+        Command::Explain(args) => shellgate::cli::explain::run(&args),
+        Command::Suggest(args) => shellgate::cli::suggest::run(&args),
+        Command::Test(args) => shellgate::cli::test::run(&args),
+        Command::Policy(PolicyCommand::Show(args)) => shellgate::cli::policy_show::run(&args),
     }
 }

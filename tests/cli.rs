@@ -310,3 +310,176 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).expect("tempdir");
     dir
 }
+
+/// The rendered diagnostics of a policy with three different mistakes, pinned.
+/// Re-bless with `SHELLGATE_BLESS=1 cargo test --test cli`.
+#[test]
+fn three_mistakes_render_exactly() {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    let out = shellgate()
+        .current_dir(fixtures)
+        .args([
+            "check",
+            "--no-default",
+            "--policy",
+            "three-mistakes.toml",
+            "--",
+            "ls",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(78));
+    let rendered = String::from_utf8_lossy(&out.stderr);
+    let snapshot = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/snapshots/three-mistakes.txt"
+    );
+    if std::env::var_os("SHELLGATE_BLESS").is_some() {
+        std::fs::write(snapshot, rendered.as_bytes()).expect("bless");
+    }
+    let expected = std::fs::read_to_string(snapshot).expect("snapshot");
+    pretty_assertions::assert_eq!(rendered, expected);
+    for loc in [
+        "three-mistakes.toml:5:12",
+        "three-mistakes.toml:12:9",
+        "three-mistakes.toml:17:1",
+    ] {
+        assert!(rendered.contains(loc), "{loc}");
+    }
+    let json = shellgate()
+        .current_dir(fixtures)
+        .args([
+            "check",
+            "--no-default",
+            "--error-format",
+            "json",
+            "--policy",
+            "three-mistakes.toml",
+            "--",
+            "ls",
+        ])
+        .output()
+        .expect("runs");
+    let v: serde_json::Value = serde_json::from_slice(&json.stderr).expect("json diagnostics");
+    assert_eq!(v["related"].as_array().map(Vec::len), Some(3));
+}
+
+#[test]
+fn explain_suggest_test_and_policy_show() {
+    let explain = shellgate()
+        .args(["explain", "--", "timeout 5 git push"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&explain.stdout);
+    for part in [
+        "1. parse",
+        "2. validate",
+        "3. strip",
+        "stripped: timeout 5",
+        "4. match",
+        "rule git-read [default]",
+        "5. verdict",
+    ] {
+        assert!(text.contains(part), "explain lacks {part}:\n{text}");
+    }
+    assert_eq!(explain.status.code(), Some(1));
+    let json = shellgate()
+        .args(["explain", "--json", "--", "ls"])
+        .output()
+        .expect("runs");
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(v["verdict"]["decision"], "allow");
+
+    let suggest = shellgate()
+        .args(["suggest", "--", "cargo publish --dry-run"])
+        .output()
+        .expect("runs");
+    let toml_text = String::from_utf8_lossy(&suggest.stdout);
+    assert!(toml_text.contains("args = [\"publish\"]"), "{toml_text}");
+    let none = shellgate()
+        .args(["suggest", "--", "python3 -c 'print(1)'"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        none.status.code(),
+        Some(1),
+        "never a rule covering an interpreter"
+    );
+
+    let root = env!("CARGO_MANIFEST_DIR");
+    let test = shellgate()
+        .current_dir(root)
+        .args(["test", "policies/", "--coverage"])
+        .output()
+        .expect("runs");
+    let out = String::from_utf8_lossy(&test.stdout);
+    assert_eq!(test.status.code(), Some(0), "{out}");
+    assert!(
+        out.lines().last().is_some_and(|l| l.ends_with("0 failed")),
+        "{out}"
+    );
+    assert!(!out.contains("UNEXERCISED"), "{out}");
+
+    let show = shellgate().args(["policy", "show"]).output().expect("runs");
+    let shown = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        shown.contains("[[rule]]  # from default") && shown.contains("id = \"git-read\""),
+        "{shown}"
+    );
+}
+
+#[test]
+fn test_reports_failures_and_exits_non_zero() {
+    let dir = tempdir();
+    std::fs::write(dir.join("p.toml"), "[[rule]]\nid = \"ls\"\ndecision = \"allow\"\ncommand = \"ls\"\n\n[[rule]]\nid = \"unused\"\ndecision = \"deny\"\ncommand = \"nc\"\n\n[[test]]\ncommand = \"ls\"\nexpect = \"deny\"\n").expect("write");
+    let out = shellgate()
+        .arg("test")
+        .arg(dir.join("p.toml"))
+        .arg("--coverage")
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text.contains("FAIL") && text.contains("expected deny, got allow"),
+        "{text}"
+    );
+    assert!(
+        text.contains("UNEXERCISED") && text.contains("`unused`"),
+        "{text}"
+    );
+    assert!(text.contains("0 passed, 1 failed"), "{text}");
+}
+
+#[test]
+fn ci_policy_turns_ask_into_deny() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = shellgate()
+        .current_dir(root)
+        .args(["check", "--policy", "policies/ci.toml", "--", "git push"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let ok = shellgate()
+        .current_dir(root)
+        .args(["check", "--policy", "policies/ci.toml", "--", "git status"])
+        .output()
+        .expect("runs");
+    assert_eq!(ok.status.code(), Some(0));
+    let ro = shellgate()
+        .current_dir(root)
+        .args([
+            "check",
+            "--policy",
+            "policies/readonly.toml",
+            "--",
+            "git commit -m x",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        ro.status.code(),
+        Some(2),
+        "readonly replaces the default (extends = none)"
+    );
+}

@@ -26,6 +26,64 @@ pub struct Cli {
 pub enum Command {
     /// Decide allow / ask / deny for a command (exit 0 / 1 / 2).
     Check(CheckArgs),
+    /// Show every step: parse, validators, stripping, each rule considered, the verdict.
+    Explain(ExplainArgs),
+    /// Print the narrowest rule that would allow a command, as TOML.
+    Suggest(ExplainArgs),
+    /// Run the `[[test]]` examples of policy files and corpus files.
+    Test(TestArgs),
+    /// Inspect the effective policy.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+}
+
+/// `shellgate policy …`.
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Print the merged policy with the layer each rule came from.
+    Show(PolicyShowArgs),
+}
+
+/// `shellgate policy show`.
+#[derive(Debug, Args)]
+pub struct PolicyShowArgs {
+    /// Shared policy options.
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `shellgate explain` and `shellgate suggest`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// Shared policy options.
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The command (after `--`).
+    #[arg(trailing_var_arg = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+/// `shellgate test`.
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Policy files, corpus files or directories (searched recursively); default `policies/`.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// List rules that no example exercised.
+    #[arg(long)]
+    pub coverage: bool,
+    /// Print passing examples too.
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// How to print policy errors.
+    #[arg(long, value_enum, default_value_t = ErrorFormat::Human)]
+    pub error_format: ErrorFormat,
 }
 
 /// How to print policy errors.

@@ -3,7 +3,11 @@
 pub mod args;
 pub mod audit;
 pub mod check;
+pub mod explain;
+pub mod policy_show;
 pub mod render;
+pub mod suggest;
+pub mod test;
 
 use std::process::ExitCode;
 

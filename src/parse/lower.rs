@@ -148,7 +148,7 @@ impl<'s> Lowerer<'s> {
             "command" => self.command(node, f),
             "redirected_statement" => self.redirected(node, f),
             "list" => self.list(node, f),
-            "pipeline" => self.pipeline(node, f),
+            "pipeline" => self.pipeline(node, f, Vec::new()),
             "negated_command" => self.block(node, &f.flag(Context::NEGATED)),
             "subshell" => self.block(node, &f.enter(Context::SUBSHELL)),
             "compound_statement" => self.compound(node, f),
@@ -245,18 +245,35 @@ impl<'s> Lowerer<'s> {
         }
     }
 
-    fn pipeline(&mut self, node: Node<'_>, f: &Frame<'_>) {
+    /// A pipeline; `tail` are redirections written after it, which bash applies to its last member.
+    fn pipeline<'t>(&mut self, node: Node<'t>, f: &Frame<'t>, tail: Vec<Node<'t>>) {
         let id = self.new_pipeline();
-        let mut pos = 0;
-        for child in children(node) {
-            if child.is_missing() {
-                self.missing(child);
-            } else if child.is_named() && child.kind() != "comment" {
-                let mut frame = f.flag(Context::PIPELINE);
-                frame.pipeline = Some((id, pos));
-                self.statement(child, &frame);
-                pos += 1;
+        let members: Vec<Node<'t>> = children(node)
+            .into_iter()
+            .filter(|c| {
+                if c.is_missing() {
+                    self.missing(*c);
+                }
+                c.is_named() && !c.is_missing() && c.kind() != "comment"
+            })
+            .collect();
+        let last = members.len().saturating_sub(1);
+        for (pos, child) in (0u32..).zip(members) {
+            let i = pos as usize;
+            let mut frame = f.flag(Context::PIPELINE);
+            frame.pipeline = Some((id, pos));
+            if i == last && !tail.is_empty() {
+                if child.kind() == "command" {
+                    frame.redirect_nodes = tail.clone();
+                } else {
+                    for r in &tail {
+                        if let Some(r) = self.redirect(*r, f.parent, f) {
+                            frame.redirects.push(r);
+                        }
+                    }
+                }
             }
+            self.statement(child, &frame);
         }
     }
 
@@ -405,6 +422,9 @@ impl<'s> Lowerer<'s> {
             frame.redirect_nodes = redirect_nodes;
             frame.arg_nodes = arg_nodes;
             self.statement(body, &frame);
+        } else if body.kind() == "pipeline" && arg_nodes.is_empty() {
+            // tree-sitter hangs `a | b > f` on the pipeline; bash gives `> f` to `b` only.
+            self.pipeline(body, &frame, redirect_nodes);
         } else {
             for r in redirect_nodes {
                 if let Some(r) = self.redirect(r, f.parent, f) {

@@ -84,6 +84,24 @@ pub enum PolicyError {
         #[label("this example")]
         at: SourceSpan,
     },
+    /// A rule whose conditions can never all hold.
+    #[error("rule `{rule}` can never match: {why}")]
+    #[diagnostic(
+        code(policy::never_matches),
+        help("remove the contradiction or the rule")
+    )]
+    NeverMatches {
+        /// The rule id.
+        rule: String,
+        /// Why.
+        why: String,
+        /// The file.
+        #[source_code]
+        src: NamedSource<Arc<str>>,
+        /// The rule's id.
+        #[label("this rule")]
+        at: SourceSpan,
+    },
     /// Several errors in one file.
     #[error("policy `{path}` has {} errors", errors.len())]
     #[diagnostic(code(policy::many))]
@@ -94,4 +112,18 @@ pub enum PolicyError {
         #[related]
         errors: Vec<PolicyError>,
     },
+}
+
+impl PolicyError {
+    /// Where in the file the error is (0 when it has no place).
+    pub fn offset(&self) -> usize {
+        match self {
+            PolicyError::Syntax { at, .. } => at.map_or(0, |a| a.offset()),
+            PolicyError::Invalid { at, .. }
+            | PolicyError::DuplicateRuleId { at, .. }
+            | PolicyError::ExampleFails { at, .. }
+            | PolicyError::NeverMatches { at, .. } => at.offset(),
+            PolicyError::Io { .. } | PolicyError::Many { .. } => 0,
+        }
+    }
 }

@@ -69,7 +69,15 @@ pub fn load(opts: &LayerOptions) -> Result<Loaded, PolicyError> {
     let mut parts: Vec<(Policy, bool)> = Vec::new();
     let mut layers = Vec::new();
     let mut notes = Vec::new();
-    if opts.embedded {
+    // `--policy` files are read first: one that says `extends = "none"` replaces the embedded default.
+    let mut extra = Vec::new();
+    for path in &opts.extra {
+        extra.push((path, load_file(path, &path.display().to_string())?));
+    }
+    let standalone = extra
+        .iter()
+        .any(|(_, p)| p.extends == Some(super::Extends::None));
+    if opts.embedded && !standalone {
         parts.push((Policy::embedded()?, true));
         layers.push((
             "default".to_owned(),
@@ -118,6 +126,9 @@ pub fn load(opts: &LayerOptions) -> Result<Loaded, PolicyError> {
             p.safe_env.clear();
             p.sandbox = None;
             p.trusted_projects.clear();
+            if p.redirect_default.is_some_and(|d| d < Decision::Ask) {
+                p.redirect_default = None;
+            }
         }
         // A project may make the default stricter, never looser (unless trusted).
         let current = parts
@@ -137,11 +148,10 @@ pub fn load(opts: &LayerOptions) -> Result<Loaded, PolicyError> {
             project.display().to_string(),
         ));
     }
-    for extra in &opts.extra {
-        let p = load_file(extra, &extra.display().to_string())?;
+    for (path, p) in extra {
         let sets = p.default_set;
         parts.push((p, sets));
-        layers.push(("--policy".to_owned(), extra.display().to_string()));
+        layers.push(("--policy".to_owned(), path.display().to_string()));
     }
     Ok(Loaded {
         policy: Policy::merge(parts),

@@ -8,7 +8,7 @@ use regex::RegexBuilder;
 use toml::Spanned;
 
 use super::error::PolicyError;
-use super::raw::{RawPolicy, RawRule};
+use super::raw::{RawPolicy, RawRule, RawTest};
 use super::rule::{ProgramMatcher, Rule, glob, glob_set};
 use super::{Decision, Policy, PolicyTest};
 
@@ -82,19 +82,145 @@ fn strsim_distance(a: &str, b: &str) -> usize {
     prev.last().copied().unwrap_or(0)
 }
 
+/// The top-level keys of a policy file.
+const TOP_KEYS: &[&str] = &[
+    "default",
+    "redirect_default",
+    "safe_env",
+    "trusted_projects",
+    "extends",
+    "interactive",
+    "rule",
+    "test",
+    "sandbox",
+];
+
+fn syntax(e: &toml::de::Error, src: &NamedSource<Arc<str>>, offset: usize) -> PolicyError {
+    PolicyError::Syntax {
+        message: e.message().trim().to_owned(),
+        help: did_you_mean(e.message()),
+        src: src.clone(),
+        at: e
+            .span()
+            .map(|r| SourceSpan::from(r.start + offset..r.end + offset)),
+    }
+}
+
+/// Deserializes one spanned value; errors keep their place in the file.
+fn value<T: serde::de::DeserializeOwned>(
+    v: &Spanned<toml::de::DeValue<'_>>,
+    src: &NamedSource<Arc<str>>,
+    errors: &mut Vec<PolicyError>,
+) -> Option<T> {
+    match T::deserialize(toml::de::ValueDeserializer::from(v.clone())) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            let mut err = syntax(&e, src, 0);
+            if let PolicyError::Syntax { at: at @ None, .. } = &mut err {
+                *at = Some(SourceSpan::from(v.span()));
+            }
+            errors.push(err);
+            None
+        }
+    }
+}
+
+/// Reads the document key by key, collecting every error.
+fn read_raw(text: &str, src: &NamedSource<Arc<str>>, errors: &mut Vec<PolicyError>) -> RawPolicy {
+    let (doc, syntax_errors) = toml::de::DeTable::parse_recoverable(text);
+    if !syntax_errors.is_empty() {
+        errors.extend(syntax_errors.iter().map(|e| syntax(e, src, 0)));
+        return RawPolicy::default();
+    }
+    let mut raw = RawPolicy::default();
+    for (key, v) in doc.get_ref() {
+        let name: &str = key.get_ref().as_ref();
+        match name {
+            "default" => raw.default = value(v, src, errors),
+            "safe_env" => raw.safe_env = value(v, src, errors).unwrap_or_default(),
+            "trusted_projects" => raw.trusted_projects = value(v, src, errors).unwrap_or_default(),
+            "extends" => raw.extends = value(v, src, errors),
+            "interactive" => raw.interactive = value(v, src, errors),
+            "redirect_default" => raw.redirect_default = value(v, src, errors),
+            "sandbox" => raw.sandbox = value(v, src, errors),
+            "rule" | "test" => {
+                let toml::de::DeValue::Array(items) = v.get_ref() else {
+                    errors.push(PolicyError::Syntax {
+                        message: format!("`{name}` must be an array of tables: write `[[{name}]]`"),
+                        help: "see docs/policy.md".into(),
+                        src: src.clone(),
+                        at: Some(SourceSpan::from(v.span())),
+                    });
+                    continue;
+                };
+                for item in items.iter() {
+                    if name == "rule" {
+                        if let Some(r) = value::<RawRule>(item, src, errors) {
+                            raw.rules.push(Spanned::new(item.span(), r));
+                        }
+                    } else if let Some(t) = value::<RawTest>(item, src, errors) {
+                        raw.tests.push(Spanned::new(item.span(), t));
+                    }
+                }
+            }
+            other => {
+                let best = TOP_KEYS
+                    .iter()
+                    .map(|k| (strsim_distance(other, k), k))
+                    .min_by_key(|(d, _)| *d);
+                let help = match best {
+                    Some((d, k)) if d <= 2 => format!("did you mean `{k}`?"),
+                    _ => format!(
+                        "expected one of {}",
+                        TOP_KEYS
+                            .iter()
+                            .map(|k| format!("`{k}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                errors.push(PolicyError::Syntax {
+                    message: format!("unknown key `{other}`"),
+                    help,
+                    src: src.clone(),
+                    at: Some(SourceSpan::from(key.span())),
+                });
+            }
+        }
+    }
+    raw
+}
+
 /// Parses and compiles one policy file.
 ///
 /// # Errors
 /// Every mistake found, as a [`PolicyError`] (several are wrapped in `Many`).
 pub fn load_str(text: &str, path: &str, layer: &str) -> Result<Policy, PolicyError> {
+    load_str_with(text, path, layer, Examples::Check)
+}
+
+/// Whether a rule's own `match` / `not_match` examples are checked at load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Examples {
+    /// Check them (every file a user gives).
+    Check,
+    /// Skip them (the embedded default, whose examples are checked by the test suite).
+    Skip,
+}
+
+/// [`load_str`], choosing whether rule examples are checked.
+///
+/// # Errors
+/// As [`load_str`].
+pub fn load_str_with(
+    text: &str,
+    path: &str,
+    layer: &str,
+    examples: Examples,
+) -> Result<Policy, PolicyError> {
     let src = NamedSource::new(path, Arc::<str>::from(text));
-    let raw: RawPolicy = toml::from_str(text).map_err(|e| PolicyError::Syntax {
-        message: e.message().trim().to_owned(),
-        help: did_you_mean(e.message()),
-        src: src.clone(),
-        at: e.span().map(SourceSpan::from),
-    })?;
     let mut errors = Vec::new();
+    let raw = read_raw(text, &src, &mut errors);
     let mut rules = Vec::new();
     let mut seen: HashMap<String, ()> = HashMap::new();
     for raw_rule in raw.rules {
@@ -128,15 +254,39 @@ pub fn load_str(text: &str, path: &str, layer: &str) -> Result<Policy, PolicyErr
         .collect();
     let mut policy = Policy::from_parts(
         rules.iter().map(|(r, _)| r.clone()).collect(),
-        raw.default.map(|d| d.into_inner()),
+        raw.default,
         raw.safe_env,
         tests,
         raw.sandbox,
     );
     policy.sources.push(path.to_owned());
     policy.trusted_projects = raw.trusted_projects;
-    // Rules carry their own examples: check them against this file alone.
-    for (rule, raw_rule) in &rules {
+    policy.extends = raw.extends;
+    policy.interactive = raw.interactive;
+    policy.redirect_default = raw.redirect_default;
+    if examples == Examples::Check {
+        check_examples(&policy, &rules, &src, &mut errors);
+    }
+    // Report in file order.
+    errors.sort_by_key(PolicyError::offset);
+    match errors.len() {
+        0 => Ok(policy),
+        1 => Err(errors.remove(0)),
+        _ => Err(PolicyError::Many {
+            path: path.to_owned(),
+            errors,
+        }),
+    }
+}
+
+/// Rules carry their own examples: check them against this file alone.
+fn check_examples(
+    policy: &Policy,
+    rules: &[(Rule, RawRule)],
+    src: &NamedSource<Arc<str>>,
+    errors: &mut Vec<PolicyError>,
+) {
+    for (rule, raw_rule) in rules {
         for ex in &raw_rule.match_examples {
             if !policy.rule_matches_example(&rule.id, ex.get_ref()) {
                 errors.push(PolicyError::ExampleFails {
@@ -159,14 +309,6 @@ pub fn load_str(text: &str, path: &str, layer: &str) -> Result<Policy, PolicyErr
                 });
             }
         }
-    }
-    match errors.len() {
-        0 => Ok(policy),
-        1 => Err(errors.remove(0)),
-        _ => Err(PolicyError::Many {
-            path: path.to_owned(),
-            errors,
-        }),
     }
 }
 
@@ -291,6 +433,39 @@ fn compile_rule(
             }
         }
     });
+    let never = |why: String| PolicyError::NeverMatches {
+        rule: id.clone(),
+        why,
+        src: src.clone(),
+        at: span_of(&raw.id),
+    };
+    if let Some(both) = raw
+        .require_flags
+        .iter()
+        .find(|f| raw.forbid_flags.contains(f))
+    {
+        errors.push(never(format!("`{both}` is both required and forbidden")));
+    }
+    if raw
+        .command
+        .as_ref()
+        .is_some_and(|c| matches!(c.get_ref(), super::raw::OneOrMany::Many(v) if v.is_empty()))
+    {
+        errors.push(never("`command` is an empty list".into()));
+    }
+    for (field, v) in [("args_any", &raw.args_any), ("redirect", &raw.redirect)] {
+        if v.as_ref().is_some_and(|v| v.get_ref().is_empty()) {
+            errors.push(never(format!("`{field}` is an empty list")));
+        }
+    }
+    if raw.redirect.is_some()
+        && (!raw.input_from.is_empty()
+            || raw.pattern.is_some()
+            || raw.regex.is_some()
+            || raw.args.is_some())
+    {
+        errors.push(never("a redirect rule is matched per redirection: `args`, `pattern`, `regex` and `input_from` do not apply to it".into()));
+    }
     if !errors.is_empty() {
         return Err(errors);
     }

@@ -20,8 +20,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 pub use error::PolicyError;
-pub use load::{load_file, load_str};
-pub use raw::{RawSandbox as Sandbox, RedirectFilter};
+pub use load::{Examples, load_file, load_str, load_str_with};
+pub use raw::{Extends, RawSandbox as Sandbox, RedirectFilter};
 pub use rule::{ProgramMatcher, Rule, RuleOutcome, rendered};
 
 use crate::parse::RedirectKind;
@@ -77,6 +77,12 @@ pub struct Policy {
     pub default_set: bool,
     /// Projects whose policy files may loosen (user policy only).
     pub trusted_projects: Vec<String>,
+    /// What the file is layered on (`extends`).
+    pub extends: Option<Extends>,
+    /// `interactive = false`: nobody can answer an ask, so ask becomes deny.
+    pub interactive: Option<bool>,
+    /// Decision for a write redirection no rule matches (default: `default`).
+    pub redirect_default: Option<Decision>,
 }
 
 /// The decision for one invocation.
@@ -112,6 +118,9 @@ impl Policy {
             sources: Vec::new(),
             default_set: default.is_some(),
             trusted_projects: Vec::new(),
+            extends: None,
+            interactive: None,
+            redirect_default: None,
         };
         p.index();
         p
@@ -147,7 +156,12 @@ impl Policy {
     /// # Errors
     /// Only if the embedded file is broken (a test guards against that).
     pub fn embedded() -> Result<Policy, PolicyError> {
-        load_str(DEFAULT_POLICY, "policies/default.toml", "default")
+        load_str_with(
+            DEFAULT_POLICY,
+            "policies/default.toml",
+            "default",
+            Examples::Skip,
+        )
     }
 
     /// Layers merged in order: later layers add rules; the last `default` and `[sandbox]` win.
@@ -166,6 +180,14 @@ impl Policy {
             }
             out.sources.extend(layer.sources);
             out.trusted_projects.extend(layer.trusted_projects);
+            // Non-interactive is sticky: any layer can turn asking off, none can turn it back on.
+            if layer.interactive == Some(false) {
+                out.interactive = Some(false);
+            }
+            // Like `default`, the stricter of the layers' redirect defaults applies.
+            if let Some(d) = layer.redirect_default {
+                out.redirect_default = Some(out.redirect_default.map_or(d, |o| o.max(d)));
+            }
         }
         out.index();
         out
@@ -265,6 +287,9 @@ impl Policy {
         }
         for r in &inv.redirects {
             let (decision, rule, reason) = self.decide_redirect(inv, r);
+            if let Some(id) = rule.as_ref().filter(|_| trace) {
+                out.considered.push((id.clone(), RuleOutcome::Matched));
+            }
             raise(&mut out, decision, rule, reason);
         }
         out
@@ -362,7 +387,11 @@ impl Policy {
                 None,
                 format!("reads from `{target}`, which is not known until it runs"),
             ),
-            _ => (self.default, None, format!("writes to `{target}`")),
+            _ => (
+                self.redirect_default.unwrap_or(self.default),
+                None,
+                format!("writes to `{target}`"),
+            ),
         }
     }
 }
@@ -435,4 +464,28 @@ fn input_from_ok(rule: &Rule, inv: &Invocation, plan: &Plan) -> bool {
                     })
                 })
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_policy_examples_hold() {
+        // The embedded policy skips its rule examples at start-up; they are checked here.
+        let p = load_str_with(DEFAULT_POLICY, "policies/default.toml", "default", Examples::Check);
+        assert!(p.is_ok(), "{:?}", p.err());
+    }
+
+    #[test]
+    fn strictest_rule_wins_and_layers_merge() {
+        let base = load_str("[[rule]]\nid = \"a\"\ndecision = \"allow\"\ncommand = \"git\"\n", "a.toml", "a").unwrap();
+        let top = load_str("default = \"deny\"\n[[rule]]\nid = \"b\"\ndecision = \"ask\"\ncommand = \"git\"\nargs = [\"push\"]\n", "b.toml", "b").unwrap();
+        let merged = Policy::merge(vec![(base, false), (top, true)]);
+        let decide = |cmd: &str| crate::check(cmd, &merged).decision;
+        assert_eq!(decide("git status"), Decision::Allow);
+        assert_eq!(decide("git push"), Decision::Ask);
+        assert_eq!(decide("ls"), Decision::Deny);
+        assert!(Decision::Deny > Decision::Ask && Decision::Ask > Decision::Allow);
+    }
 }

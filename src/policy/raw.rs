@@ -22,20 +22,28 @@ impl OneOrMany {
     }
 }
 
-/// A whole policy file.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A whole policy file, assembled key by key so that every error is reported.
+#[derive(Debug, Default)]
 pub(crate) struct RawPolicy {
-    pub(crate) default: Option<Spanned<Decision>>,
-    #[serde(default)]
+    pub(crate) default: Option<Decision>,
     pub(crate) safe_env: Vec<String>,
-    #[serde(default)]
     pub(crate) trusted_projects: Vec<String>,
-    #[serde(default, rename = "rule")]
+    pub(crate) extends: Option<Extends>,
+    pub(crate) interactive: Option<bool>,
+    pub(crate) redirect_default: Option<Decision>,
     pub(crate) rules: Vec<Spanned<RawRule>>,
-    #[serde(default, rename = "test")]
     pub(crate) tests: Vec<Spanned<RawTest>>,
     pub(crate) sandbox: Option<RawSandbox>,
+}
+
+/// What a policy file is layered on.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Extends {
+    /// The embedded default policy (the usual case).
+    Default,
+    /// Nothing: the file is a complete policy on its own.
+    None,
 }
 
 /// Which redirections a redirect rule looks at.
