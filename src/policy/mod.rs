@@ -473,13 +473,23 @@ mod tests {
     #[test]
     fn embedded_policy_examples_hold() {
         // The embedded policy skips its rule examples at start-up; they are checked here.
-        let p = load_str_with(DEFAULT_POLICY, "policies/default.toml", "default", Examples::Check);
+        let p = load_str_with(
+            DEFAULT_POLICY,
+            "policies/default.toml",
+            "default",
+            Examples::Check,
+        );
         assert!(p.is_ok(), "{:?}", p.err());
     }
 
     #[test]
     fn strictest_rule_wins_and_layers_merge() {
-        let base = load_str("[[rule]]\nid = \"a\"\ndecision = \"allow\"\ncommand = \"git\"\n", "a.toml", "a").unwrap();
+        let base = load_str(
+            "[[rule]]\nid = \"a\"\ndecision = \"allow\"\ncommand = \"git\"\n",
+            "a.toml",
+            "a",
+        )
+        .unwrap();
         let top = load_str("default = \"deny\"\n[[rule]]\nid = \"b\"\ndecision = \"ask\"\ncommand = \"git\"\nargs = [\"push\"]\n", "b.toml", "b").unwrap();
         let merged = Policy::merge(vec![(base, false), (top, true)]);
         let decide = |cmd: &str| crate::check(cmd, &merged).decision;

@@ -86,9 +86,17 @@ pub(crate) fn glob_set(patterns: &[String]) -> Result<GlobSet, globset::Error> {
     b.build()
 }
 
-/// The text of a command used by `pattern` and `regex`: the words' patterns joined by spaces.
+/// The text of a command used by `pattern` and `regex`: static words quoted
+/// the way a shell would need them (`'s/a/b/ w /tmp/x'` stays one quoted word,
+/// so it cannot pass for several), dynamic words as their source text.
 pub fn rendered(argv: &[Word]) -> String {
-    argv.iter().map(Word::pattern).collect::<Vec<_>>().join(" ")
+    argv.iter()
+        .map(|w| match w.value() {
+            Some(v) => shell_words::quote(&v).into_owned(),
+            None => w.pattern(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl Rule {

@@ -39,6 +39,7 @@ strips! {
     assignment_after_wrapper_is_program: "timeout 5 FOO=bar" => [(N; "FOO=bar")];
     sudo_inner: "sudo -u root rm -rf /" => [(N; "sudo", "-u", "root", "rm", "-rf", "/"), (Some("sudo"); "rm", "-rf", "/")];
     xargs_inner: "xargs -n1 -I{} rm {}" => [(N; "xargs", "-n1", "-I{}", "rm", "{}"), (Some("xargs"); "rm", "{}")];
+    xargs_appends_stdin: "xargs grep -l x" => [(N; "xargs", "grep", "-l", "x"), (Some("xargs"); "grep", "-l", "x", "{stdin arguments}")];
     xargs_default_echo: "xargs" => [(N; "xargs"), (Some("xargs"); "echo")];
     find_exec: "find . -exec grep -l x {} + -execdir rm {} \\;" => [(N; "find", ".", "-exec", "grep", "-l", "x", "{}", "+", "-execdir", "rm", "{}", ";"), (Some("find -exec"); "grep", "-l", "x", "{}"), (Some("find -exec"); "rm", "{}")];
     bash_c: "bash -c 'ls; id'" => [(N; "bash", "-c", "ls; id"), (N; "ls"), (N; "id")];
@@ -46,7 +47,7 @@ strips! {
     eval_joined: "eval echo hi" => [(N; "eval", "echo", "hi"), (N; "echo", "hi")];
     env_split_string: "env -S 'ls -la'" => [(N; "env", "-S", "ls -la"), (N; "ls", "-la")];
     watch_code: "watch -n 1 'date; ls'" => [(N; "watch", "-n", "1", "date; ls"), (N; "date"), (N; "ls")];
-    nested_wrappers: "timeout 5 xargs nice sudo id" => [(N; "xargs", "nice", "sudo", "id"), (Some("xargs"); "sudo", "id"), (Some("sudo"); "id")];
+    nested_wrappers: "timeout 5 xargs nice sudo id" => [(N; "xargs", "nice", "sudo", "id"), (Some("xargs"); "sudo", "id", "{stdin arguments}"), (Some("sudo"); "id", "{stdin arguments}")];
     trap_code: "trap 'rm -f x' EXIT" => [(N; "trap", "rm -f x", "EXIT"), (N; "rm", "-f", "x")];
     heredoc_to_shell: "bash <<'EOF'\nls\nEOF" => [(N; "bash"), (N; "ls")];
     echo_piped_to_shell: "echo id | sh" => [(N; "echo", "id"), (N; "sh"), (N; "id")];

@@ -6,7 +6,7 @@
 //! (`sudo`, `xargs`, `find -exec`, `bash -c` …): it stays, and its inner
 //! program is matched as a command of its own.
 
-use crate::parse::Word;
+use crate::parse::{Part, Word};
 
 /// What a wrapper runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -315,7 +315,43 @@ pub(crate) fn executing_wrapper(name: &str, words: &[Word]) -> Option<Vec<Inner>
             ];
             let i = skip_options(&v, 1, &with_value);
             if i < words.len() {
-                Some(vec![Inner::Argv(rest(i))])
+                // xargs adds arguments read from stdin: model them as run-time words.
+                let replace = v.iter().take(i).flatten().find_map(|a| match a.as_str() {
+                    "-i" | "--replace" => Some("{}".to_owned()),
+                    a if a.starts_with("--replace=") => {
+                        a.split_once('=').map(|(_, r)| r.to_owned())
+                    }
+                    a if a.starts_with("-I") && a.len() > 2 => a.get(2..).map(str::to_owned),
+                    a if a.starts_with("-i") && a.len() > 2 => a.get(2..).map(str::to_owned),
+                    _ => None,
+                });
+                let replace = replace.or_else(|| {
+                    v.iter()
+                        .take(i)
+                        .position(|a| a.as_deref() == Some("-I"))
+                        .and_then(|p| v.get(p + 1).cloned().flatten())
+                });
+                let mut argv = rest(i);
+                match replace {
+                    Some(r) => {
+                        for w in &mut argv {
+                            if w.value().is_some_and(|x| x.contains(r.as_str())) {
+                                *w = runtime_word(w);
+                            }
+                        }
+                    }
+                    None => {
+                        if let Some(last) = argv.last() {
+                            let extra = Word {
+                                parts: vec![Part::Param("{stdin arguments}".into())],
+                                span: last.span,
+                                from_brace: false,
+                            };
+                            argv.push(extra);
+                        }
+                    }
+                }
+                Some(vec![Inner::Argv(argv)])
             } else {
                 Some(vec![Inner::Argv(vec![Word::literal(
                     "echo",
@@ -535,5 +571,14 @@ pub(crate) fn is_assignment(a: &str) -> bool {
                 && !name.starts_with(|c: char| c.is_ascii_digit())
         }
         None => false,
+    }
+}
+
+/// A word whose value a wrapper fills in at run time (`{}` of `find -exec`, xargs input).
+fn runtime_word(w: &Word) -> Word {
+    Word {
+        parts: vec![Part::Param(w.pattern())],
+        span: w.span,
+        from_brace: w.from_brace,
     }
 }
