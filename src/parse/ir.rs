@@ -94,6 +94,38 @@ impl Word {
         out
     }
 
+    /// A glob over the word's source text: glob parts are patterns, every other
+    /// part (literal, tilde, parameter …) matches only its own text.
+    pub fn pattern_glob(&self) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Glob(s) => out.push_str(s),
+                Part::Literal(s)
+                | Part::Tilde(s)
+                | Part::Param(s)
+                | Part::Substitution(s)
+                | Part::Arithmetic(s) => {
+                    for c in s.chars() {
+                        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+                            out.push('[');
+                            out.push(c);
+                            out.push(']');
+                        } else {
+                            out.push(c);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// True when some part is an unquoted glob.
+    pub fn has_glob(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Glob(_)))
+    }
+
     /// A glob pattern whose matches are exactly the words bash could produce
     /// from this word by filename expansion; `None` for other dynamic words.
     pub fn as_glob(&self) -> Option<String> {

@@ -479,6 +479,7 @@ fn compile_rule(
         args_text,
         args_any,
         forbid_args,
+        glob_probes: raw.glob_probes.clone(),
         require_flags: raw.require_flags.clone(),
         forbid_flags: raw.forbid_flags.clone(),
         abbrev: raw.abbrev,

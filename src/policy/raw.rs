@@ -78,6 +78,8 @@ pub(crate) struct RawRule {
     #[serde(default)]
     pub(crate) forbid_args: Option<Spanned<Vec<String>>>,
     #[serde(default)]
+    pub(crate) glob_probes: Vec<String>,
+    #[serde(default)]
     pub(crate) require_flags: Vec<String>,
     #[serde(default)]
     pub(crate) forbid_flags: Vec<String>,

@@ -40,6 +40,9 @@ pub struct Rule {
     pub args_any: Option<GlobSet>,
     /// No argument may match one of these.
     pub forbid_args: Option<GlobSet>,
+    /// Concrete paths a glob argument is tested against for `args_any`
+    /// (`cat ~/.s?h/id_*` may read `~/.ssh/id_rsa`).
+    pub glob_probes: Vec<String>,
     /// At least one of these flags must be present.
     pub require_flags: Vec<String>,
     /// None of these flags may be present.
@@ -186,7 +189,9 @@ impl Rule {
             return RuleOutcome::NotMatched(format!("argument `{}` is excluded", bad.pattern()));
         }
         if let Some(set) = &self.args_any
-            && !args.iter().any(|w| arg_matches(w, set))
+            && !args
+                .iter()
+                .any(|w| arg_matches(w, set) || self.glob_may_reach_probe(w))
         {
             return RuleOutcome::NotMatched("no argument matches `args_any`".into());
         }
@@ -209,6 +214,26 @@ impl Rule {
         RuleOutcome::Matched
     }
 
+    /// A glob argument (or `--opt=glob`) that could expand to one of the rule's probe paths.
+    fn glob_may_reach_probe(&self, w: &Word) -> bool {
+        if self.glob_probes.is_empty() || !w.has_glob() {
+            return false;
+        }
+        let full = w.pattern_glob();
+        let value_part = full.split_once('=').map(|(_, v)| v.to_owned());
+        [Some(full), value_part].into_iter().flatten().any(|g| {
+            GlobBuilder::new(&g)
+                .literal_separator(true)
+                .build()
+                .is_ok_and(|compiled| {
+                    let m = compiled.compile_matcher();
+                    self.glob_probes
+                        .iter()
+                        .any(|p| m.is_match(p) && leading_dots_agree(&g, p))
+                })
+        })
+    }
+
     /// Does this redirect rule match one redirection?
     pub fn matches_redirect(&self, r: &Redirect) -> bool {
         let Some(set) = &self.redirect else {
@@ -229,6 +254,17 @@ impl Rule {
                 set.is_match(t.pattern()) || t.value().is_some_and(|v| set.is_match(v))
             })
     }
+}
+
+/// Bash's `*` and `?` never match the leading `.` of a path component:
+/// a probe component starting with `.` needs a literal `.` in the glob.
+fn leading_dots_agree(glob: &str, probe: &str) -> bool {
+    let g: Vec<&str> = glob.split('/').collect();
+    let p: Vec<&str> = probe.split('/').collect();
+    g.len() == p.len()
+        && g.iter()
+            .zip(&p)
+            .all(|(gc, pc)| !pc.starts_with('.') || gc.starts_with('.'))
 }
 
 /// The word is certainly the flag `flag` (or its `=value` form, a cluster

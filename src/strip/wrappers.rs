@@ -475,6 +475,16 @@ pub(crate) fn executing_wrapper(name: &str, words: &[Word]) -> Option<Vec<Inner>
             let i = skip_options(&v, 1, &["-a"]);
             (i < words.len()).then(|| vec![Inner::Argv(rest(i))])
         }
+        // `source /dev/stdin <<< '…'` runs the here-string.
+        "source" | "." => {
+            let i = skip_options(&v, 1, &[]);
+            v.get(i)
+                .cloned()
+                .flatten()
+                .filter(|a| is_stdin_path(a))
+                .map(|_| vec![Inner::Stdin])
+        }
+        "coproc" => (words.len() > 1).then(|| vec![Inner::Argv(rest(1))]),
         "setsid" | "unbuffer" | "torsocks" | "proxychains" | "proxychains4" | "chronic"
         | "ifne" | "caffeinate" => {
             let i = skip_options(&v, 1, &[]);
@@ -509,7 +519,10 @@ fn shell_code(v: &[Option<String>], words: &[Word]) -> Option<Vec<Inner>> {
     if has_c {
         return Some(vec![code_at(words, i)]);
     }
-    if i < words.len() {
+    if let Some(script) = v.get(i) {
+        if script.as_deref().is_some_and(is_stdin_path) {
+            return Some(vec![Inner::Stdin]);
+        }
         // A script file: its contents are not known here.
         return Some(vec![Inner::DynamicCode("a script file".into())]);
     }
@@ -581,4 +594,9 @@ fn runtime_word(w: &Word) -> Word {
         span: w.span,
         from_brace: w.from_brace,
     }
+}
+
+/// Paths that name standard input.
+fn is_stdin_path(a: &str) -> bool {
+    matches!(a, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "-")
 }
