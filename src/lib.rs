@@ -16,9 +16,12 @@
 //! functions, aliases, a repository's own git configuration), which is why
 //! allowed commands should still run in the sandbox of the executor.
 
+pub mod canonical;
 pub mod cli;
+pub mod exec;
 pub mod parse;
 pub mod policy;
+pub mod sink;
 pub mod strip;
 pub mod validate;
 pub mod verdict;
@@ -66,6 +69,7 @@ pub fn check_bytes(bytes: &[u8], policy: &Policy) -> Verdict {
                 v.decision = Decision::Ask;
             }
             v.suggestion = None;
+            v.canonical = None;
             v.reasons.insert(
                 0,
                 format!(
@@ -151,8 +155,10 @@ pub fn check_traced(text: &str, policy: &Policy, trace: bool) -> (Verdict, Trace
     } else {
         suggestion
     };
+    let canonical = canonical::render(text, &script).filter(|_| plan.issues.is_empty());
     let verdict = Verdict {
         id: None,
+        canonical,
         decision,
         reasons,
         validator,

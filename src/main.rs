@@ -23,6 +23,8 @@ fn main() -> ExitCode {
         Command::Explain(args) => shellgate::cli::explain::run(&args),
         Command::Suggest(args) => shellgate::cli::suggest::run(&args),
         Command::Test(args) => shellgate::cli::test::run(&args),
+        Command::Run(args) => shellgate::cli::run::run(&args),
+        Command::Jobs(args) => shellgate::cli::jobs::run(&args),
         Command::Policy(PolicyCommand::Show(args)) => shellgate::cli::policy_show::run(&args),
     }
 }

@@ -42,6 +42,9 @@ pub struct Verdict {
     pub commands: Vec<CommandVerdict>,
     /// The narrowest rule that would allow this command next time (ask only).
     pub suggestion: Option<String>,
+    /// What the executor runs: the command rebuilt from the IR (absent when the IR is incomplete).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<String>,
 }
 
 impl Verdict {
@@ -55,6 +58,7 @@ impl Verdict {
             rules: Vec::new(),
             commands: Vec::new(),
             suggestion: None,
+            canonical: None,
         }
     }
 
@@ -281,4 +285,61 @@ pub fn suggestion_toml(pattern: &str) -> String {
         words.join(" ")
     ));
     out
+}
+
+/// A command cleared to run: only an allow verdict, or an ask verdict a person
+/// approved, can become one (its field is private), so nothing reaches the
+/// executor without a verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approved {
+    command: String,
+    how: Approval,
+}
+
+/// Why a command may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    /// The policy allowed it.
+    Policy,
+    /// A person approved an ask verdict.
+    Person,
+}
+
+impl Approved {
+    /// A background job's command, approved by the `shellgate run` that created the job.
+    pub(crate) fn for_job(command: String) -> Approved {
+        Approved { command, how: Approval::Policy }
+    }
+
+    /// The text to run: the canonical form when there is one, else the command as given.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+    /// How it was approved.
+    pub fn approval(&self) -> Approval {
+        self.how
+    }
+}
+
+impl Verdict {
+    /// Clears an allow verdict to run; `None` for ask and deny.
+    pub fn approve(&self, original: &str) -> Option<Approved> {
+        (self.decision == Decision::Allow).then(|| Approved {
+            command: self.canonical.clone().unwrap_or_else(|| original.to_owned()),
+            how: Approval::Policy,
+        })
+    }
+
+    /// Clears an ask verdict a person approved; `None` for deny (which nobody can override).
+    pub fn approve_asked(&self, original: &str) -> Option<Approved> {
+        match self.decision {
+            Decision::Allow => self.approve(original),
+            Decision::Ask => Some(Approved {
+                command: self.canonical.clone().unwrap_or_else(|| original.to_owned()),
+                how: Approval::Person,
+            }),
+            Decision::Deny => None,
+        }
+    }
 }

@@ -93,6 +93,26 @@ fn run_case(case: &Case, policy: &Policy) -> Result<(), Failed> {
     .into())
 }
 
+/// The canonical rendering re-parses to the same IR: same simple commands,
+/// same words (static values exact, dynamic words as written).
+fn canonical_reparses(command: &str) -> Result<(), Failed> {
+    let script = shellgate::parse::parse(command);
+    let Some(canonical) = shellgate::canonical::render(command, &script) else {
+        return Ok(()); // incomplete IR: the raw command is never run
+    };
+    let words = |s: &shellgate::parse::Script| -> Vec<Vec<String>> {
+        s.commands.iter().map(|c| c.argv.iter().map(|w| w.value().unwrap_or_else(|| w.pattern())).collect()).collect()
+    };
+    let again = shellgate::parse::parse(&canonical);
+    if words(&again) != words(&script) || !again.is_complete() {
+        return Err(format!("canonical form {canonical:?} of {command:?} re-parses differently:\n  {:?}\n  {:?}", words(&script), words(&again)).into());
+    }
+    if shellgate::canonical::render(&canonical, &again).as_deref() != Some(canonical.as_str()) {
+        return Err(format!("canonical form {canonical:?} is not a fixed point").into());
+    }
+    Ok(())
+}
+
 fn main() {
     let args = Arguments::from_args();
     let cases = match load_cases() {
@@ -135,6 +155,8 @@ fn main() {
                 }
             }
         };
+        let command = case.command.clone();
+        trials.push(Trial::test(format!("canonical::{file}::{}", case.id), move || canonical_reparses(&command)));
         trials.push(Trial::test(format!("{file}::{}", case.id), move || {
             run_case(&case, &policy)
         }));

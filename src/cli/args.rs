@@ -32,9 +32,82 @@ pub enum Command {
     Suggest(ExplainArgs),
     /// Run the `[[test]]` examples of policy files and corpus files.
     Test(TestArgs),
+    /// Check a command, then run it in the sandbox (asking on the terminal when the verdict is ask).
+    Run(RunArgs),
+    /// List background jobs, show their output, or end them.
+    Jobs(JobsArgs),
     /// Inspect the effective policy.
     #[command(subcommand)]
     Policy(PolicyCommand),
+}
+
+/// `shellgate run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Shared policy options.
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Give the command a terminal (falls back to pipes, with a warning, when none can be opened).
+    #[arg(long)]
+    pub pty: bool,
+    /// End the whole process group after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Start in the background and print the job id.
+    #[arg(long)]
+    pub background: bool,
+    /// Print the run result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Refuse unless the kernel enforces every sandbox restriction.
+    #[arg(long, conflicts_with = "no_sandbox")]
+    pub require_sandbox: bool,
+    /// Run without the landlock sandbox.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Keep stdout and stderr apart instead of merging them in arrival order.
+    #[arg(long)]
+    pub separate_streams: bool,
+    /// Output window kept in memory, in bytes (head + tail).
+    #[arg(long, value_name = "BYTES", default_value_t = crate::sink::DEFAULT_WINDOW)]
+    pub window: usize,
+    /// The command (after `--`).
+    #[arg(trailing_var_arg = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+/// `shellgate jobs`.
+#[derive(Debug, Args)]
+pub struct JobsArgs {
+    /// What to do (default: list).
+    #[command(subcommand)]
+    pub action: Option<JobsAction>,
+}
+
+/// `shellgate jobs …`.
+#[derive(Debug, Subcommand)]
+pub enum JobsAction {
+    /// List jobs.
+    List,
+    /// Print the end of a job's output.
+    Output {
+        /// The job id.
+        id: String,
+        /// Bytes from the end.
+        #[arg(long, default_value_t = 10_000)]
+        tail: u64,
+    },
+    /// End a job's whole process group.
+    Kill {
+        /// The job id.
+        id: String,
+    },
+    /// (internal) supervise a background job.
+    #[command(hide = true)]
+    Supervise {
+        /// The job id.
+        id: String,
+    },
 }
 
 /// `shellgate policy …`.

@@ -42,3 +42,26 @@ pub fn record(
         .open(path)?;
     f.write_all(&bytes)
 }
+
+/// Appends one execution record.
+///
+/// # Errors
+/// The I/O error.
+pub fn record_run(path: &Path, result: &crate::exec::RunResult) -> std::io::Result<()> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    let line = json!({
+        "time": now,
+        "event": "execution",
+        "canonical": result.command,
+        "sandbox": result.sandbox,
+        "exit_code": result.exit_code,
+        "signal": result.signal,
+        "timed_out": result.timed_out,
+        "duration_ms": result.duration_ms,
+        "artifact": result.output.artifact,
+    });
+    let mut bytes = serde_json::to_vec(&line)?;
+    bytes.push(b'\n');
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    f.write_all(&bytes)
+}

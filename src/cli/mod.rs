@@ -4,8 +4,10 @@ pub mod args;
 pub mod audit;
 pub mod check;
 pub mod explain;
+pub mod jobs;
 pub mod policy_show;
 pub mod render;
+pub mod run;
 pub mod suggest;
 pub mod test;
 

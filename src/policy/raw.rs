@@ -123,4 +123,7 @@ pub struct RawSandbox {
     /// Whether TCP is allowed.
     #[serde(default)]
     pub network: bool,
+    /// Refuse to run unless the kernel enforces every restriction.
+    #[serde(default)]
+    pub require: bool,
 }

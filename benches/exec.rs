@@ -1,0 +1,82 @@
+//! Executor benchmarks (divan, medians): plain spawn vs sandboxed spawn vs PTY
+//! spawn of `/bin/true`, and sink ingest in memory and spilling to disk.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, reason = "benchmarks")]
+
+use std::process::{Command, Stdio};
+
+use shellgate::exec::sandbox::{Requirement, SandboxSpec, run_restricted};
+use shellgate::sink::{OutputSink, Sink};
+
+fn main() {
+    divan::main();
+}
+
+fn spec() -> SandboxSpec {
+    SandboxSpec::for_workspace(&std::env::temp_dir(), None)
+}
+
+fn true_cmd() -> Command {
+    let mut c = Command::new("/bin/true");
+    c.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
+    c
+}
+
+use std::os::unix::process::CommandExt;
+
+/// Baseline: spawn and wait with `std::process::Command`.
+#[divan::bench(sample_count = 200)]
+fn spawn_plain() {
+    true_cmd().status().expect("spawn");
+}
+
+/// Spawn from the landlock-restricted spawner thread (the thread is set up once, outside the timing).
+#[divan::bench(sample_count = 200)]
+fn spawn_sandboxed(b: divan::Bencher<'_, '_>) {
+    let spec = spec();
+    run_restricted(&spec, Requirement::Some, || ()).expect("landlock");
+    b.bench(|| {
+        let (status, _) = run_restricted(&spec, Requirement::Some, || true_cmd().status()).expect("sandbox");
+        status.expect("spawn");
+    });
+}
+
+/// Spawn on a fresh PTY (openpty, spawn, wait).
+#[divan::bench(sample_count = 100)]
+fn spawn_pty() {
+    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+    let pair = native_pty_system().openpty(PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 }).expect("pty");
+    let mut child = pair.slave.spawn_command(CommandBuilder::new("/bin/true")).expect("spawn");
+    drop(pair.slave);
+    child.wait().expect("wait");
+}
+
+const MIB: usize = 1 << 20;
+
+/// 64 MiB in 64 KiB chunks, window large enough that nothing spills.
+#[divan::bench(sample_count = 20)]
+fn sink_ingest_memory(b: divan::Bencher<'_, '_>) {
+    let chunk = vec![b'x'; 64 * 1024];
+    let dir = std::env::temp_dir();
+    b.counter(divan::counter::BytesCount::new(64 * MIB)).bench(|| {
+        let mut s = OutputSink::new(128 * MIB, &dir, "sg-bench-mem.out");
+        for _ in 0..1024 {
+            s.write(&chunk).expect("write");
+        }
+        divan::black_box(s.finish().expect("finish"));
+    });
+}
+
+/// 64 MiB in 64 KiB chunks through the default 50 KiB window: the stream spills to disk.
+#[divan::bench(sample_count = 20)]
+fn sink_ingest_spill(b: divan::Bencher<'_, '_>) {
+    let chunk = vec![b'x'; 64 * 1024];
+    let dir = std::env::temp_dir();
+    b.counter(divan::counter::BytesCount::new(64 * MIB)).bench(|| {
+        let mut s = OutputSink::new(shellgate::sink::DEFAULT_WINDOW, &dir, "sg-bench-spill.out");
+        for _ in 0..1024 {
+            s.write(&chunk).expect("write");
+        }
+        divan::black_box(s.finish().expect("finish"));
+    });
+}

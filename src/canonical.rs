@@ -1,0 +1,86 @@
+//! Canonical rendering: the text the executor runs, rebuilt from the IR.
+//!
+//! Every word the IR knows exactly (a static word written without
+//! substitutions) is re-quoted from its value with shell-words; everything
+//! else — operators, keywords, redirections, heredoc bodies, dynamic words —
+//! is copied from the source as tree-sitter delimited it. A word bash and the
+//! parser might split differently (escapes, `$'…'`, odd quoting) therefore
+//! reaches bash in exactly the form that was judged.
+
+use crate::parse::{Script, Span, Word};
+
+/// The canonical form of `text`, or `None` when the IR does not model the whole command.
+pub fn render(text: &str, script: &Script) -> Option<String> {
+    if !script.is_complete() {
+        return None;
+    }
+    let mut edits: Vec<(Span, String)> = Vec::new();
+    for cmd in &script.commands {
+        let words = cmd.argv.iter().chain(cmd.redirects.iter().filter_map(|r| r.target.as_ref()));
+        let mut group: Vec<&Word> = Vec::new();
+        for w in words {
+            // Brace expansion gives several words one span: render them together.
+            if group.first().is_some_and(|g| g.span != w.span) {
+                push_edit(text, &group, &mut edits);
+                group.clear();
+            }
+            group.push(w);
+        }
+        push_edit(text, &group, &mut edits);
+    }
+    edits.sort_by_key(|(s, _)| (s.start, s.end));
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    for (span, replacement) in edits {
+        if span.start < pos {
+            continue; // inside a word already rendered
+        }
+        out.push_str(text.get(pos..span.start)?);
+        out.push_str(&replacement);
+        pos = span.end;
+    }
+    out.push_str(text.get(pos..)?);
+    Some(out)
+}
+
+fn push_edit(text: &str, group: &[&Word], edits: &mut Vec<(Span, String)>) {
+    let Some(first) = group.first() else { return };
+    let span = first.span;
+    if span.start >= span.end {
+        return; // synthetic word (`[[`), not in the source
+    }
+    let Some(raw) = text.get(span.start..span.end) else { return };
+    // Only words whose source holds no expansion at all are re-quoted.
+    if raw.contains("$(") || raw.contains('`') || first.from_brace && group.iter().any(|w| !w.is_static()) {
+        return;
+    }
+    let values: Option<Vec<String>> = group.iter().map(|w| w.value()).collect();
+    let Some(values) = values else { return };
+    let rendered = values.iter().map(|v| shell_words::quote(v).into_owned()).collect::<Vec<_>>().join(" ");
+    if rendered != raw {
+        edits.push((span, rendered));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon(t: &str) -> String {
+        render(t, &crate::parse::parse(t)).unwrap()
+    }
+
+    #[test]
+    fn requotes_static_words() {
+        assert_eq!(canon("r''m -rf /tmp/x"), "rm -rf /tmp/x");
+        assert_eq!(canon("$'\\x72m' a\\ b"), "rm 'a b'");
+        assert_eq!(canon("echo {a,b}.rs && ls"), "echo a.rs b.rs && ls");
+        assert_eq!(canon("echo \"$(ls x)\" > out"), "echo \"$(ls x)\" > out");
+        assert_eq!(canon("[[ -f x ]] && echo 'y'"), "[[ -f x ]] && echo y");
+    }
+
+    #[test]
+    fn incomplete_scripts_have_no_canonical_form() {
+        assert!(render("echo $(", &crate::parse::parse("echo $(")).is_none());
+    }
+}
