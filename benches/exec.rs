@@ -18,7 +18,10 @@ fn spec() -> SandboxSpec {
 
 fn true_cmd() -> Command {
     let mut c = Command::new("/bin/true");
-    c.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
+    c.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
     c
 }
 
@@ -36,7 +39,8 @@ fn spawn_sandboxed(b: divan::Bencher<'_, '_>) {
     let spec = spec();
     run_restricted(&spec, Requirement::Some, || ()).expect("landlock");
     b.bench(|| {
-        let (status, _) = run_restricted(&spec, Requirement::Some, || true_cmd().status()).expect("sandbox");
+        let (status, _) =
+            run_restricted(&spec, Requirement::Some, || true_cmd().status()).expect("sandbox");
         status.expect("spawn");
     });
 }
@@ -45,38 +49,71 @@ fn spawn_sandboxed(b: divan::Bencher<'_, '_>) {
 #[divan::bench(sample_count = 100)]
 fn spawn_pty() {
     use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-    let pair = native_pty_system().openpty(PtySize { rows: 24, cols: 80, pixel_width: 0, pixel_height: 0 }).expect("pty");
-    let mut child = pair.slave.spawn_command(CommandBuilder::new("/bin/true")).expect("spawn");
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: 24,
+            cols: 80,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("pty");
+    let mut child = pair
+        .slave
+        .spawn_command(CommandBuilder::new("/bin/true"))
+        .expect("spawn");
     drop(pair.slave);
     child.wait().expect("wait");
 }
 
 const MIB: usize = 1 << 20;
 
-/// 64 MiB in 64 KiB chunks, window large enough that nothing spills.
-#[divan::bench(sample_count = 20)]
-fn sink_ingest_memory(b: divan::Bencher<'_, '_>) {
-    let chunk = vec![b'x'; 64 * 1024];
-    let dir = std::env::temp_dir();
-    b.counter(divan::counter::BytesCount::new(64 * MIB)).bench(|| {
-        let mut s = OutputSink::new(128 * MIB, &dir, "sg-bench-mem.out");
-        for _ in 0..1024 {
-            s.write(&chunk).expect("write");
-        }
-        divan::black_box(s.finish().expect("finish"));
-    });
-}
-
 /// 64 MiB in 64 KiB chunks through the default 50 KiB window: the stream spills to disk.
 #[divan::bench(sample_count = 20)]
 fn sink_ingest_spill(b: divan::Bencher<'_, '_>) {
     let chunk = vec![b'x'; 64 * 1024];
     let dir = std::env::temp_dir();
-    b.counter(divan::counter::BytesCount::new(64 * MIB)).bench(|| {
-        let mut s = OutputSink::new(shellgate::sink::DEFAULT_WINDOW, &dir, "sg-bench-spill.out");
-        for _ in 0..1024 {
-            s.write(&chunk).expect("write");
+    b.counter(divan::counter::BytesCount::new(64 * MIB))
+        .bench(|| {
+            let mut s =
+                OutputSink::new(shellgate::sink::DEFAULT_WINDOW, &dir, "sg-bench-spill.out");
+            for _ in 0..1024 {
+                s.write(&chunk).expect("write");
+            }
+            divan::black_box(s.finish().expect("finish"));
+        });
+}
+
+/// Control for `spawn_sandboxed`: the same hand-off to a long-lived thread, without landlock.
+#[divan::bench(sample_count = 200)]
+fn spawn_via_thread(b: divan::Bencher<'_, '_>) {
+    type Job = Box<dyn FnOnce() + Send>;
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    std::thread::spawn(move || {
+        for job in rx {
+            job();
         }
-        divan::black_box(s.finish().expect("finish"));
     });
+    b.bench(|| {
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        tx.send(Box::new(move || {
+            let _ = done_tx.send(true_cmd().status());
+        }))
+        .expect("send");
+        done_rx.recv().expect("recv").expect("spawn");
+    });
+}
+
+/// 64 MiB in 64 KiB chunks through the default window, spilling to tmpfs (`/dev/shm`): the sink's own cost.
+#[divan::bench(sample_count = 20)]
+fn sink_ingest_tmpfs(b: divan::Bencher<'_, '_>) {
+    let chunk = vec![b'x'; 64 * 1024];
+    let dir = std::path::Path::new("/dev/shm");
+    b.counter(divan::counter::BytesCount::new(64 * MIB))
+        .bench(|| {
+            let mut s = OutputSink::new(shellgate::sink::DEFAULT_WINDOW, dir, "sg-bench-shm.out");
+            for _ in 0..1024 {
+                s.write(&chunk).expect("write");
+            }
+            divan::black_box(s.finish().expect("finish"));
+        });
 }

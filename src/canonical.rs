@@ -16,7 +16,10 @@ pub fn render(text: &str, script: &Script) -> Option<String> {
     }
     let mut edits: Vec<(Span, String)> = Vec::new();
     for cmd in &script.commands {
-        let words = cmd.argv.iter().chain(cmd.redirects.iter().filter_map(|r| r.target.as_ref()));
+        let words = cmd
+            .argv
+            .iter()
+            .chain(cmd.redirects.iter().filter_map(|r| r.target.as_ref()));
         let mut group: Vec<&Word> = Vec::new();
         for w in words {
             // Brace expansion gives several words one span: render them together.
@@ -49,14 +52,23 @@ fn push_edit(text: &str, group: &[&Word], edits: &mut Vec<(Span, String)>) {
     if span.start >= span.end {
         return; // synthetic word (`[[`), not in the source
     }
-    let Some(raw) = text.get(span.start..span.end) else { return };
+    let Some(raw) = text.get(span.start..span.end) else {
+        return;
+    };
     // Only words whose source holds no expansion at all are re-quoted.
-    if raw.contains("$(") || raw.contains('`') || first.from_brace && group.iter().any(|w| !w.is_static()) {
+    if raw.contains("$(")
+        || raw.contains('`')
+        || first.from_brace && group.iter().any(|w| !w.is_static())
+    {
         return;
     }
     let values: Option<Vec<String>> = group.iter().map(|w| w.value()).collect();
     let Some(values) = values else { return };
-    let rendered = values.iter().map(|v| shell_words::quote(v).into_owned()).collect::<Vec<_>>().join(" ");
+    let rendered = values
+        .iter()
+        .map(|v| shell_words::quote(v).into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
     if rendered != raw {
         edits.push((span, rendered));
     }

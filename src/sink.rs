@@ -104,7 +104,10 @@ impl OutputSink {
     /// When the artifact cannot be created.
     pub fn always_spill(window: usize, artifact: &Path) -> Result<OutputSink, SinkError> {
         let dir = artifact.parent().unwrap_or(Path::new("."));
-        let name = artifact.file_name().and_then(|n| n.to_str()).unwrap_or("output");
+        let name = artifact
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("output");
         let mut s = OutputSink::new(window, dir, name);
         s.live = true;
         s.open_artifact()?;
@@ -117,13 +120,20 @@ impl OutputSink {
 
     fn open_artifact(&mut self) -> Result<(), SinkError> {
         let path = self.spill_dir.join(&self.spill_name);
-        let err = |source| SinkError::Artifact { path: path.clone(), source };
+        let err = |source| SinkError::Artifact {
+            path: path.clone(),
+            source,
+        };
         let file = File::create(&path).map_err(err)?;
         let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
         w.write_all(&self.head).map_err(err)?;
         // Keep only the head window in memory from now on.
         let keep = utf8_floor(&self.head, self.head_cap);
-        let tail_bytes = self.head.get(self.head.len().saturating_sub(self.tail_cap)..).unwrap_or_default().to_vec();
+        let tail_bytes = self
+            .head
+            .get(self.head.len().saturating_sub(self.tail_cap)..)
+            .unwrap_or_default()
+            .to_vec();
         self.head.truncate(keep);
         self.tail = tail_bytes;
         self.tail_start = 0;
@@ -136,7 +146,10 @@ impl OutputSink {
             return;
         }
         if chunk.len() >= self.tail_cap {
-            self.tail = chunk.get(chunk.len() - self.tail_cap..).unwrap_or_default().to_vec();
+            self.tail = chunk
+                .get(chunk.len() - self.tail_cap..)
+                .unwrap_or_default()
+                .to_vec();
             self.tail_start = 0;
             return;
         }
@@ -173,7 +186,10 @@ impl OutputSink {
     pub fn finish(mut self) -> Result<SinkOutput, SinkError> {
         let lines = self.newlines + u64::from(self.last.is_some_and(|b| b != b'\n'));
         if let Some((path, mut w)) = self.artifact.take() {
-            w.flush().map_err(|source| SinkError::Artifact { path: path.clone(), source })?;
+            w.flush().map_err(|source| SinkError::Artifact {
+                path: path.clone(),
+                source,
+            })?;
             let truncated = self.total > self.window() as u64;
             if !truncated {
                 // Spilled from the start (a job) but small: show it whole.
@@ -232,9 +248,15 @@ impl Sink for OutputSink {
         self.last = chunk.last().copied();
         match &mut self.artifact {
             Some((path, w)) => {
-                w.write_all(chunk).map_err(|source| SinkError::Artifact { path: path.clone(), source })?;
+                w.write_all(chunk).map_err(|source| SinkError::Artifact {
+                    path: path.clone(),
+                    source,
+                })?;
                 if self.live {
-                    w.flush().map_err(|source| SinkError::Artifact { path: path.clone(), source })?;
+                    w.flush().map_err(|source| SinkError::Artifact {
+                        path: path.clone(),
+                        source,
+                    })?;
                 }
                 self.push_tail(chunk);
             }
@@ -250,13 +272,14 @@ impl Sink for OutputSink {
 }
 
 fn memchr_count(chunk: &[u8]) -> u64 {
-    chunk.iter().filter(|b| **b == b'\n').count() as u64
+    memchr::memchr_iter(b'\n', chunk).count() as u64
 }
 
 /// The largest `n <= max` that does not cut a UTF-8 sequence of `bytes`.
 fn utf8_floor(bytes: &[u8], max: usize) -> usize {
     let mut n = max.min(bytes.len());
-    while n > 0 && n < bytes.len() && bytes.get(n).is_some_and(|b| b & 0xC0 == 0x80) && max - n < 4 {
+    while n > 0 && n < bytes.len() && bytes.get(n).is_some_and(|b| b & 0xC0 == 0x80) && max - n < 4
+    {
         n -= 1;
     }
     n
@@ -264,7 +287,11 @@ fn utf8_floor(bytes: &[u8], max: usize) -> usize {
 
 /// How many leading continuation bytes to skip so that `bytes` starts on a character.
 fn utf8_ceil(bytes: &[u8]) -> usize {
-    bytes.iter().take(3).take_while(|b| *b & 0xC0 == 0x80).count()
+    bytes
+        .iter()
+        .take(3)
+        .take_while(|b| *b & 0xC0 == 0x80)
+        .count()
 }
 
 #[cfg(test)]
@@ -272,14 +299,22 @@ mod tests {
     use super::*;
 
     fn run(window: usize, chunks: &[&[u8]]) -> (SinkOutput, Vec<u8>) {
-        let dir = std::env::temp_dir().join(format!("sg-sink-{}-{}", std::process::id(), chunks.len() + window));
+        let dir = std::env::temp_dir().join(format!(
+            "sg-sink-{}-{}",
+            std::process::id(),
+            chunks.len() + window
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let mut s = OutputSink::new(window, &dir, "out");
         for c in chunks {
             s.write(c).unwrap();
         }
         let out = s.finish().unwrap();
-        let art = out.artifact.as_ref().map(|p| std::fs::read(p).unwrap()).unwrap_or_default();
+        let art = out
+            .artifact
+            .as_ref()
+            .map(|p| std::fs::read(p).unwrap())
+            .unwrap_or_default();
         (out, art)
     }
 
@@ -293,7 +328,9 @@ mod tests {
 
     #[test]
     fn overflow_spills_every_byte_in_order() {
-        let data: Vec<u8> = (0..10_000u32).flat_map(|i| format!("line {i}\n").into_bytes()).collect();
+        let data: Vec<u8> = (0..10_000u32)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
         let chunks: Vec<&[u8]> = data.chunks(77).collect();
         let (o, art) = run(1000, &chunks);
         assert!(o.truncated);

@@ -309,7 +309,10 @@ pub enum Approval {
 impl Approved {
     /// A background job's command, approved by the `shellgate run` that created the job.
     pub(crate) fn for_job(command: String) -> Approved {
-        Approved { command, how: Approval::Policy }
+        Approved {
+            command,
+            how: Approval::Policy,
+        }
     }
 
     /// The text to run: the canonical form when there is one, else the command as given.
@@ -326,7 +329,10 @@ impl Verdict {
     /// Clears an allow verdict to run; `None` for ask and deny.
     pub fn approve(&self, original: &str) -> Option<Approved> {
         (self.decision == Decision::Allow).then(|| Approved {
-            command: self.canonical.clone().unwrap_or_else(|| original.to_owned()),
+            command: self
+                .canonical
+                .clone()
+                .unwrap_or_else(|| original.to_owned()),
             how: Approval::Policy,
         })
     }
@@ -336,7 +342,10 @@ impl Verdict {
         match self.decision {
             Decision::Allow => self.approve(original),
             Decision::Ask => Some(Approved {
-                command: self.canonical.clone().unwrap_or_else(|| original.to_owned()),
+                command: self
+                    .canonical
+                    .clone()
+                    .unwrap_or_else(|| original.to_owned()),
                 how: Approval::Person,
             }),
             Decision::Deny => None,

@@ -101,11 +101,24 @@ fn canonical_reparses(command: &str) -> Result<(), Failed> {
         return Ok(()); // incomplete IR: the raw command is never run
     };
     let words = |s: &shellgate::parse::Script| -> Vec<Vec<String>> {
-        s.commands.iter().map(|c| c.argv.iter().map(|w| w.value().unwrap_or_else(|| w.pattern())).collect()).collect()
+        s.commands
+            .iter()
+            .map(|c| {
+                c.argv
+                    .iter()
+                    .map(|w| w.value().unwrap_or_else(|| w.pattern()))
+                    .collect()
+            })
+            .collect()
     };
     let again = shellgate::parse::parse(&canonical);
     if words(&again) != words(&script) || !again.is_complete() {
-        return Err(format!("canonical form {canonical:?} of {command:?} re-parses differently:\n  {:?}\n  {:?}", words(&script), words(&again)).into());
+        return Err(format!(
+            "canonical form {canonical:?} of {command:?} re-parses differently:\n  {:?}\n  {:?}",
+            words(&script),
+            words(&again)
+        )
+        .into());
     }
     if shellgate::canonical::render(&canonical, &again).as_deref() != Some(canonical.as_str()) {
         return Err(format!("canonical form {canonical:?} is not a fixed point").into());
@@ -156,7 +169,10 @@ fn main() {
             }
         };
         let command = case.command.clone();
-        trials.push(Trial::test(format!("canonical::{file}::{}", case.id), move || canonical_reparses(&command)));
+        trials.push(Trial::test(
+            format!("canonical::{file}::{}", case.id),
+            move || canonical_reparses(&command),
+        ));
         trials.push(Trial::test(format!("{file}::{}", case.id), move || {
             run_case(&case, &policy)
         }));

@@ -4,7 +4,12 @@
 //! message; set `SHELLGATE_ALLOW_NO_LANDLOCK=1` to turn that into a loud skip
 //! notice instead (never a silent pass).
 
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::indexing_slicing, reason = "tests")]
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "tests"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,7 +22,8 @@ fn fixture(name: &str) -> String {
 
 fn scratch(tag: &str) -> PathBuf {
     // Under target/: outside the sandbox's default roots (unlike /tmp).
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("exec-{tag}-{}", std::process::id()));
+    let d =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("exec-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -26,7 +32,14 @@ fn scratch(tag: &str) -> PathBuf {
 fn run(policy: &str, cwd: &Path, extra: &[&str], cmd: &str) -> (Output, serde_json::Value) {
     let out = Command::new(env!("CARGO_BIN_EXE_shellgate"))
         .env("XDG_CONFIG_HOME", "/nonexistent-shellgate-test")
-        .args(["run", "--json", "--no-default", "--policy", &fixture(policy), "--cwd"])
+        .args([
+            "run",
+            "--json",
+            "--no-default",
+            "--policy",
+            &fixture(policy),
+            "--cwd",
+        ])
         .arg(cwd)
         .args(extra)
         .args(["--", cmd])
@@ -42,12 +55,21 @@ fn landlock_or_report() -> bool {
     let (out, v) = run("allow-all.toml", &dir, &[], "true");
     let abi = v["run"]["sandbox"]["abi"].as_u64().unwrap_or(0);
     if abi > 0 {
-        if let Some(want) = std::env::var("LANDLOCK_TEST_ABI").ok().and_then(|s| s.parse::<u64>().ok()) {
-            assert!(abi >= want, "kernel landlock ABI {abi} < LANDLOCK_TEST_ABI {want}");
+        if let Some(want) = std::env::var("LANDLOCK_TEST_ABI")
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+        {
+            assert!(
+                abi >= want,
+                "kernel landlock ABI {abi} < LANDLOCK_TEST_ABI {want}"
+            );
         }
         return true;
     }
-    let msg = format!("landlock is not available here: {}", String::from_utf8_lossy(&out.stderr));
+    let msg = format!(
+        "landlock is not available here: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     if std::env::var_os("SHELLGATE_ALLOW_NO_LANDLOCK").is_some() {
         eprintln!("SKIPPED (landlock missing, SHELLGATE_ALLOW_NO_LANDLOCK set): {msg}");
         return false;
@@ -62,11 +84,21 @@ fn writes_only_inside_writable_roots() {
     }
     let ws = scratch("write");
     let outside = scratch("outside");
-    let cmd = format!("echo in > {}/ok.txt; echo out > {}/no.txt; echo done", ws.display(), outside.display());
+    let cmd = format!(
+        "echo in > {}/ok.txt; echo out > {}/no.txt; echo done",
+        ws.display(),
+        outside.display()
+    );
     let (_, v) = run("allow-all.toml", &ws, &[], &cmd);
     assert_eq!(std::fs::read_to_string(ws.join("ok.txt")).unwrap(), "in\n");
     assert!(!outside.join("no.txt").exists(), "wrote outside the roots");
-    assert!(v["run"]["output"]["shown"].as_str().unwrap().contains("Permission denied"), "{v}");
+    assert!(
+        v["run"]["output"]["shown"]
+            .as_str()
+            .unwrap()
+            .contains("Permission denied"),
+        "{v}"
+    );
     assert_eq!(v["run"]["sandbox"]["filesystem"], true);
 }
 
@@ -82,7 +114,14 @@ fn credential_directories_are_not_readable() {
     let out = Command::new(env!("CARGO_BIN_EXE_shellgate"))
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", "/nonexistent-shellgate-test")
-        .args(["run", "--json", "--no-default", "--policy", &fixture("allow-all.toml"), "--cwd"])
+        .args([
+            "run",
+            "--json",
+            "--no-default",
+            "--policy",
+            &fixture("allow-all.toml"),
+            "--cwd",
+        ])
         .arg(&ws)
         .args(["--", "cat \"$HOME/.ssh/id_test\""])
         .output()
@@ -105,12 +144,21 @@ fn tcp_connect_needs_network_in_the_policy() {
     let cmd = format!("echo hi > /dev/tcp/127.0.0.1/{port} && echo CONNECTED");
     let (_, denied) = run("allow-all.toml", &ws, &[], &cmd);
     let shown = denied["run"]["output"]["shown"].as_str().unwrap();
-    assert!(!shown.contains("CONNECTED"), "connected without network: {shown}");
+    assert!(
+        !shown.contains("CONNECTED"),
+        "connected without network: {shown}"
+    );
     if denied["run"]["sandbox"]["abi"].as_u64().unwrap_or(0) >= 4 {
         assert_eq!(denied["run"]["sandbox"]["network"], true);
     }
     let (_, allowed) = run("allow-all-network.toml", &ws, &[], &cmd);
-    assert!(allowed["run"]["output"]["shown"].as_str().unwrap().contains("CONNECTED"), "{allowed}");
+    assert!(
+        allowed["run"]["output"]["shown"]
+            .as_str()
+            .unwrap()
+            .contains("CONNECTED"),
+        "{allowed}"
+    );
 }
 
 #[test]
@@ -118,16 +166,30 @@ fn large_output_reaches_the_artifact_byte_for_byte() {
     let ws = scratch("big");
     let cmd = "yes | head -c 200000000";
     let (out, v) = run("allow-all.toml", &ws, &["--no-sandbox"], cmd);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run = &v["run"]["output"];
     assert_eq!(run["total_bytes"], 200_000_000u64);
     assert_eq!(run["truncated"], true);
     let artifact = PathBuf::from(run["artifact"].as_str().unwrap());
     let data = std::fs::read(&artifact).unwrap();
     assert_eq!(data.len(), 200_000_000);
-    let expected = Command::new("bash").args(["-c", "yes | head -c 200000000 | sha256sum"]).output().unwrap();
-    let expected = String::from_utf8_lossy(&expected.stdout).split_whitespace().next().unwrap().to_owned();
-    let got: String = Sha256::digest(&data).iter().map(|b| format!("{b:02x}")).collect();
+    let expected = Command::new("bash")
+        .args(["-c", "yes | head -c 200000000 | sha256sum"])
+        .output()
+        .unwrap();
+    let expected = String::from_utf8_lossy(&expected.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    let got: String = Sha256::digest(&data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     assert_eq!(got, expected);
     let peak = v["run"]["peak_rss_kib"].as_u64().unwrap();
     assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
@@ -137,24 +199,51 @@ fn large_output_reaches_the_artifact_byte_for_byte() {
 #[test]
 fn timeout_ends_the_whole_group() {
     let ws = scratch("timeout");
-    let (_, v) = run("allow-all.toml", &ws, &["--timeout", "1", "--no-sandbox"], "sleep 1000 & echo $!; wait");
+    let (_, v) = run(
+        "allow-all.toml",
+        &ws,
+        &["--timeout", "1", "--no-sandbox"],
+        "sleep 1000 & echo $!; wait",
+    );
     assert_eq!(v["run"]["timed_out"], true, "{v}");
-    let pid: u32 = v["run"]["output"]["shown"].as_str().unwrap().trim().parse().unwrap();
+    let pid: u32 = v["run"]["output"]["shown"]
+        .as_str()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     let alive = Path::new(&format!("/proc/{pid}")).exists()
-        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default().contains(") Z ");
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .unwrap_or_default()
+            .contains(") Z ");
     assert!(!alive, "background sleep {pid} survived the timeout");
 }
 
 #[test]
 fn pty_mode_gives_a_terminal() {
     let ws = scratch("pty");
-    let (_, v) = run("allow-all.toml", &ws, &["--pty"], "tty; test -t 1 && echo STDOUT-IS-TTY");
+    let (_, v) = run(
+        "allow-all.toml",
+        &ws,
+        &["--pty"],
+        "tty; test -t 1 && echo STDOUT-IS-TTY",
+    );
     let shown = v["run"]["output"]["shown"].as_str().unwrap();
     assert!(shown.contains("/dev/pts/"), "{v}");
     assert!(shown.contains("STDOUT-IS-TTY"), "{v}");
     assert_eq!(v["run"]["pty"], true);
-    let (_, plain) = run("allow-all.toml", &ws, &[], "test -t 0 || echo STDIN-NOT-TTY");
-    assert!(plain["run"]["output"]["shown"].as_str().unwrap().contains("STDIN-NOT-TTY"));
+    let (_, plain) = run(
+        "allow-all.toml",
+        &ws,
+        &[],
+        "test -t 0 || echo STDIN-NOT-TTY",
+    );
+    assert!(
+        plain["run"]["output"]["shown"]
+            .as_str()
+            .unwrap()
+            .contains("STDIN-NOT-TTY")
+    );
 }
 
 #[test]
@@ -191,7 +280,11 @@ fn denied_and_unapproved_commands_do_not_run() {
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(ask.status.code(), Some(1), "ask without a terminal is refused");
+    assert_eq!(
+        ask.status.code(),
+        Some(1),
+        "ask without a terminal is refused"
+    );
     assert!(!marker.exists());
 }
 
@@ -209,7 +302,18 @@ fn background_jobs_run_list_and_die() {
     };
     let policy = fixture("allow-all.toml");
     let ws_s = ws.display().to_string();
-    let start = sg(&["run", "--background", "--no-sandbox", "--no-default", "--policy", &policy, "--cwd", &ws_s, "--", "echo started; sleep 30"]);
+    let start = sg(&[
+        "run",
+        "--background",
+        "--no-sandbox",
+        "--no-default",
+        "--policy",
+        &policy,
+        "--cwd",
+        &ws_s,
+        "--",
+        "echo started; sleep 30",
+    ]);
     let id = String::from_utf8_lossy(&start.stdout).trim().to_owned();
     assert!(!id.is_empty(), "{}", String::from_utf8_lossy(&start.stderr));
     let mut seen = String::new();
@@ -223,10 +327,17 @@ fn background_jobs_run_list_and_die() {
     assert!(seen.contains("started"), "{seen}");
     let list = String::from_utf8_lossy(&sg(&["jobs"]).stdout).into_owned();
     assert!(list.contains(&id) && list.contains("running"), "{list}");
-    let pgid: i32 = std::fs::read_to_string(jobs.join(&id).join("pgid")).unwrap().trim().parse().unwrap();
+    let pgid: i32 = std::fs::read_to_string(jobs.join(&id).join("pgid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(sg(&["jobs", "kill", &id]).status.success());
     std::thread::sleep(std::time::Duration::from_millis(300));
-    assert!(nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_err(), "the job's group survived");
+    assert!(
+        nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_err(),
+        "the job's group survived"
+    );
     for _ in 0..100 {
         if jobs.join(&id).join("status.json").exists() {
             break;

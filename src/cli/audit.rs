@@ -48,7 +48,10 @@ pub fn record(
 /// # Errors
 /// The I/O error.
 pub fn record_run(path: &Path, result: &crate::exec::RunResult) -> std::io::Result<()> {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
     let line = json!({
         "time": now,
         "event": "execution",
@@ -62,6 +65,9 @@ pub fn record_run(path: &Path, result: &crate::exec::RunResult) -> std::io::Resu
     });
     let mut bytes = serde_json::to_vec(&line)?;
     bytes.push(b'\n');
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
     f.write_all(&bytes)
 }

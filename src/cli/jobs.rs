@@ -32,7 +32,10 @@ pub fn start(approved: &Approved, opts: &RunOptions, json: bool) -> ExitCode {
     match spawned {
         Ok(_) => {
             if json {
-                println!("{}", serde_json::json!({"job": id, "dir": dir, "output": dir.join("output")}));
+                println!(
+                    "{}",
+                    serde_json::json!({"job": id, "dir": dir, "output": dir.join("output")})
+                );
             } else {
                 println!("{id}");
             }
@@ -62,7 +65,11 @@ fn read_status(id: &str) -> Option<JobStatus> {
 
 fn list() -> ExitCode {
     let mut ids: Vec<String> = std::fs::read_dir(jobs_dir())
-        .map(|r| r.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|r| {
+            r.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     ids.sort();
     for id in ids {
@@ -97,7 +104,10 @@ fn output(id: &str, tail: u64) -> ExitCode {
 }
 
 fn kill(id: &str) -> ExitCode {
-    let Some(pgid) = std::fs::read_to_string(jobs_dir().join(id).join("pgid")).ok().and_then(|s| s.trim().parse::<i32>().ok()) else {
+    let Some(pgid) = std::fs::read_to_string(jobs_dir().join(id).join("pgid"))
+        .ok()
+        .and_then(|s| s.trim().parse::<i32>().ok())
+    else {
         eprintln!("shellgate: job `{id}` has no process group (not started, or unknown)");
         return ExitCode::from(1);
     };
@@ -118,9 +128,19 @@ fn kill(id: &str) -> ExitCode {
 fn supervise(id: &str) -> ExitCode {
     let dir = jobs_dir().join(id);
     let command = std::fs::read_to_string(dir.join("command")).unwrap_or_default();
-    let opts: Option<JobOptions> = std::fs::read(dir.join("options.json")).ok().and_then(|b| serde_json::from_slice(&b).ok());
+    let opts: Option<JobOptions> = std::fs::read(dir.join("options.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
     let status = match opts {
-        None => JobStatus { exit_code: None, signal: None, timed_out: false, duration_ms: 0, total_bytes: 0, meaning: None, error: Some("unreadable job options".into()) },
+        None => JobStatus {
+            exit_code: None,
+            signal: None,
+            timed_out: false,
+            duration_ms: 0,
+            total_bytes: 0,
+            meaning: None,
+            error: Some("unreadable job options".into()),
+        },
         Some(o) => {
             let approved = crate::verdict::Approved::for_job(command);
             match exec::run(&approved, None, &o.to_run(&dir)) {
@@ -133,10 +153,21 @@ fn supervise(id: &str) -> ExitCode {
                     meaning: r.meaning,
                     error: None,
                 },
-                Err(e) => JobStatus { exit_code: None, signal: None, timed_out: false, duration_ms: 0, total_bytes: 0, meaning: None, error: Some(e.to_string()) },
+                Err(e) => JobStatus {
+                    exit_code: None,
+                    signal: None,
+                    timed_out: false,
+                    duration_ms: 0,
+                    total_bytes: 0,
+                    meaning: None,
+                    error: Some(e.to_string()),
+                },
             }
         }
     };
-    let _ = std::fs::write(dir.join("status.json"), serde_json::to_vec(&status).unwrap_or_default());
+    let _ = std::fs::write(
+        dir.join("status.json"),
+        serde_json::to_vec(&status).unwrap_or_default(),
+    );
     ExitCode::SUCCESS
 }

@@ -19,10 +19,22 @@ enum Answer {
 }
 
 fn prompt(verdict: &crate::Verdict, command: &str) -> Option<Answer> {
-    let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty").ok()?;
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .ok()?;
     let mut out = tty.try_clone().ok()?;
-    let _ = write!(out, "shellgate: this command needs approval:\n  {}\n{}", render::one_line(command), render::verdict(verdict));
-    let _ = write!(out, "run it? [y] yes once / [a] always (adds the suggested rule) / [n] no: ");
+    let _ = write!(
+        out,
+        "shellgate: this command needs approval:\n  {}\n{}",
+        render::one_line(command),
+        render::verdict(verdict)
+    );
+    let _ = write!(
+        out,
+        "run it? [y] yes once / [a] always (adds the suggested rule) / [n] no: "
+    );
     let _ = out.flush();
     let mut line = String::new();
     std::io::BufReader::new(tty).read_line(&mut line).ok()?;
@@ -49,11 +61,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let bytes = command_bytes(&args.command);
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let verdict = crate::check_bytes(&bytes, &loaded.policy);
-    if let Some(path) = &args.policy.audit {
-        if let Err(e) = audit::record(path, &text, &verdict, &loaded.layers) {
-            eprintln!("shellgate: refused: the audit log `{}` cannot be written: {e}", path.display());
-            return ExitCode::from(2);
-        }
+    if let Some(path) = &args.policy.audit
+        && let Err(e) = audit::record(path, &text, &verdict, &loaded.layers)
+    {
+        eprintln!(
+            "shellgate: refused: the audit log `{}` cannot be written: {e}",
+            path.display()
+        );
+        return ExitCode::from(2);
     }
     let approved: Approved = match verdict.decision {
         Decision::Allow => match verdict.approve(&text) {
@@ -66,7 +81,10 @@ pub fn run(args: &RunArgs) -> ExitCode {
         }
         Decision::Ask => match prompt(&verdict, &text) {
             None => {
-                eprint!("shellgate: this command needs approval and no terminal is attached\n{}", render::verdict(&verdict));
+                eprint!(
+                    "shellgate: this command needs approval and no terminal is attached\n{}",
+                    render::verdict(&verdict)
+                );
                 return ExitCode::from(1);
             }
             Some(Answer::No) => {
@@ -95,7 +113,10 @@ pub fn run(args: &RunArgs) -> ExitCode {
     };
     let opts = RunOptions {
         cwd: workspace.clone(),
-        timeout: args.timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64),
+        timeout: args
+            .timeout
+            .filter(|t| *t > 0.0)
+            .map(Duration::from_secs_f64),
         grace: Duration::from_secs(2),
         pty: args.pty,
         separate_streams: args.separate_streams,
@@ -109,7 +130,13 @@ pub fn run(args: &RunArgs) -> ExitCode {
     if args.background {
         return super::jobs::start(&approved, &opts, args.json);
     }
-    let program = verdict.commands.iter().rev().find(|c| c.via.is_none()).and_then(|c| c.argv.first()).map(String::as_str);
+    let program = verdict
+        .commands
+        .iter()
+        .rev()
+        .find(|c| c.via.is_none())
+        .and_then(|c| c.argv.first())
+        .map(String::as_str);
     match exec::run(&approved, program, &opts) {
         Ok(result) => {
             if let Some(path) = &args.policy.audit {
@@ -126,13 +153,23 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 if let Some(note) = &result.pty_fallback {
                     eprintln!("shellgate: warning: {note}");
                 }
-                if result.output.truncated {
-                    if let Some(a) = &result.output.artifact {
-                        eprintln!("shellgate: output truncated ({} bytes, {} lines); all of it is in {}", result.output.total_bytes, result.output.total_lines, a.display());
-                    }
+                if result.output.truncated
+                    && let Some(a) = &result.output.artifact
+                {
+                    eprintln!(
+                        "shellgate: output truncated ({} bytes, {} lines); all of it is in {}",
+                        result.output.total_bytes,
+                        result.output.total_lines,
+                        a.display()
+                    );
                 }
                 if let Some(m) = &result.meaning {
-                    eprintln!("shellgate: exit {}: {m}", result.exit_code.map_or_else(|| "-".into(), |c| c.to_string()));
+                    eprintln!(
+                        "shellgate: exit {}: {m}",
+                        result
+                            .exit_code
+                            .map_or_else(|| "-".into(), |c| c.to_string())
+                    );
                 }
             }
             let code = match (result.exit_code, result.signal, result.timed_out) {
@@ -156,10 +193,15 @@ fn remember(verdict: &crate::Verdict, command: &str) {
         eprintln!("shellgate: no rule can be suggested for this command; approved once");
         return;
     };
-    let Some(path) = crate::policy::layers::user_policy_path() else { return };
+    let Some(path) = crate::policy::layers::user_policy_path() else {
+        return;
+    };
     match append_rule(&path, pattern, command) {
         Ok(()) => eprintln!("shellgate: added `{pattern}` to {}", path.display()),
-        Err(e) => eprintln!("shellgate: could not update {}: {e}; approved once", path.display()),
+        Err(e) => eprintln!(
+            "shellgate: could not update {}: {e}; approved once",
+            path.display()
+        ),
     }
 }
 
@@ -175,8 +217,14 @@ pub fn append_rule(path: &std::path::Path, pattern: &str, command: &str) -> std:
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    let when = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    text.push_str(&format!("\n# added by `shellgate run` (unix time {when}) for: {}\n", render::one_line(command)));
+    let when = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    text.push_str(&format!(
+        "\n# added by `shellgate run` (unix time {when}) for: {}\n",
+        render::one_line(command)
+    ));
     text.push_str(&crate::verdict::suggestion_toml(pattern));
     let tmp = path.with_extension(format!("toml.tmp{}", std::process::id()));
     std::fs::write(&tmp, &text)?;

@@ -96,7 +96,11 @@ impl JobOptions {
             separate_streams: false,
             window: self.window,
             spill_dir: dir.to_path_buf(),
-            sandbox: SandboxSpec { read_only: self.read_only.clone(), read_write: self.read_write.clone(), network: self.network },
+            sandbox: SandboxSpec {
+                read_only: self.read_only.clone(),
+                read_write: self.read_write.clone(),
+                network: self.network,
+            },
             requirement: match self.requirement.as_str() {
                 "full" => Requirement::Full,
                 "off" => Requirement::Off,
@@ -113,12 +117,16 @@ impl JobOptions {
 /// # Errors
 /// I/O errors.
 pub fn create(command: &str, opts: &RunOptions) -> Result<(String, PathBuf), ExecError> {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
     let id = format!("{}-{}", nanos / 1_000_000, std::process::id());
     let dir = jobs_dir().join(&id);
     std::fs::create_dir_all(&dir).map_err(ExecError::Io)?;
     std::fs::write(dir.join("command"), command).map_err(ExecError::Io)?;
-    let options = serde_json::to_vec(&JobOptions::from_run(opts)).map_err(|e| ExecError::Io(e.into()))?;
+    let options =
+        serde_json::to_vec(&JobOptions::from_run(opts)).map_err(|e| ExecError::Io(e.into()))?;
     std::fs::write(dir.join("options.json"), options).map_err(ExecError::Io)?;
     Ok((id, dir))
 }

@@ -17,7 +17,9 @@ pub fn exit_meaning(program: Option<&str>, code: i32) -> Option<String> {
     }
     let m = match (program?, code) {
         ("grep" | "egrep" | "fgrep" | "rg" | "zgrep" | "ag", 1) => "no match (not an error)",
-        ("grep" | "egrep" | "fgrep" | "rg" | "zgrep", 2) => "error (unreadable file or bad pattern)",
+        ("grep" | "egrep" | "fgrep" | "rg" | "zgrep", 2) => {
+            "error (unreadable file or bad pattern)"
+        }
         ("diff" | "cmp", 1) => "the files differ (not an error)",
         ("diff" | "cmp", 2) => "trouble (missing file)",
         ("git", 1) => "git reported a difference or a non-fatal failure (e.g. `diff --exit-code`)",
@@ -42,10 +44,22 @@ mod tests {
 
     #[test]
     fn meanings() {
-        assert_eq!(exit_meaning(Some("grep"), 1).as_deref(), Some("no match (not an error)"));
-        assert_eq!(exit_meaning(Some("diff"), 1).as_deref(), Some("the files differ (not an error)"));
-        assert_eq!(exit_meaning(Some("test"), 1).as_deref(), Some("the condition is false (not an error)"));
+        assert_eq!(
+            exit_meaning(Some("grep"), 1).as_deref(),
+            Some("no match (not an error)")
+        );
+        assert_eq!(
+            exit_meaning(Some("diff"), 1).as_deref(),
+            Some("the files differ (not an error)")
+        );
+        assert_eq!(
+            exit_meaning(Some("test"), 1).as_deref(),
+            Some("the condition is false (not an error)")
+        );
         assert_eq!(exit_meaning(Some("ls"), 0), None);
-        assert_eq!(exit_meaning(Some("x"), 127).as_deref(), Some("command not found"));
+        assert_eq!(
+            exit_meaning(Some("x"), 127).as_deref(),
+            Some("command not found")
+        );
     }
 }

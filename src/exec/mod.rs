@@ -114,7 +114,10 @@ pub fn peak_rss_kib() -> Option<u64> {
 }
 
 fn artifact_name(tag: &str) -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
     format!("shellgate-{}-{nanos}-{tag}.out", std::process::id())
 }
 
@@ -133,7 +136,10 @@ fn note_pgid(opts: &RunOptions, pgid: i32) {
 }
 
 fn take(s: &process::Shared) -> Result<SinkOutput, ExecError> {
-    let sink = s.lock().map_err(|_| ExecError::Io(std::io::Error::other("sink lock poisoned")))?.take();
+    let sink = s
+        .lock()
+        .map_err(|_| ExecError::Io(std::io::Error::other("sink lock poisoned")))?
+        .take();
     match sink {
         Some(sink) => Ok(sink.finish()?),
         None => Err(ExecError::Io(std::io::Error::other("output already taken"))),
@@ -144,7 +150,11 @@ fn take(s: &process::Shared) -> Result<SinkOutput, ExecError> {
 ///
 /// # Errors
 /// [`ExecError`] when it cannot start (working directory, sandbox, spawn) or its output cannot be kept.
-pub fn run(approved: &Approved, program: Option<&str>, opts: &RunOptions) -> Result<RunResult, ExecError> {
+pub fn run(
+    approved: &Approved,
+    program: Option<&str>,
+    opts: &RunOptions,
+) -> Result<RunResult, ExecError> {
     if !opts.cwd.is_dir() {
         return Err(ExecError::Cwd(opts.cwd.clone()));
     }
@@ -153,20 +163,38 @@ pub fn run(approved: &Approved, program: Option<&str>, opts: &RunOptions) -> Res
     let out = shared(opts, "out")?;
     let mut pty_fallback = None;
     if opts.pty {
-        match pty::run(&text, opts, &opts.sandbox, opts.requirement, out.clone(), &|pgid| note_pgid(opts, pgid)) {
-            Ok((ended, sandbox)) => return finish(text, program, start, ended, out, None, sandbox, true, None),
-            Err(ExecError::Pty(why)) => pty_fallback = Some(format!("no PTY ({why}); ran with pipes")),
+        match pty::run(
+            &text,
+            opts,
+            &opts.sandbox,
+            opts.requirement,
+            out.clone(),
+            &|pgid| note_pgid(opts, pgid),
+        ) {
+            Ok((ended, sandbox)) => {
+                return finish(text, program, start, ended, out, None, sandbox, true, None);
+            }
+            Err(ExecError::Pty(why)) => {
+                pty_fallback = Some(format!("no PTY ({why}); ran with pipes"))
+            }
             Err(e) => return Err(e),
         }
     }
-    let err_sink = if opts.separate_streams { Some(shared(opts, "err")?) } else { None };
+    let err_sink = if opts.separate_streams {
+        Some(shared(opts, "err")?)
+    } else {
+        None
+    };
     let (out_reader, out_writer) = std::io::pipe().map_err(ExecError::Io)?;
     let (stderr_stdio, err_reader) = match &err_sink {
         Some(_) => {
             let (r, w) = std::io::pipe().map_err(ExecError::Io)?;
             (Stdio::from(w), Some(r))
         }
-        None => (Stdio::from(out_writer.try_clone().map_err(ExecError::Io)?), None),
+        None => (
+            Stdio::from(out_writer.try_clone().map_err(ExecError::Io)?),
+            None,
+        ),
     };
     let cmd = command(&text, opts, Stdio::from(out_writer), stderr_stdio);
     let (spawned, sandbox) = run_restricted(&opts.sandbox, opts.requirement, move || {
@@ -187,10 +215,23 @@ pub fn run(approved: &Approved, program: Option<&str>, opts: &RunOptions) -> Res
     if let Some(p) = pump_err {
         pty::join_with_timeout(p, Duration::from_secs(2))?;
     }
-    finish(text, program, start, ended, out, err_sink, sandbox, false, pty_fallback)
+    finish(
+        text,
+        program,
+        start,
+        ended,
+        out,
+        err_sink,
+        sandbox,
+        false,
+        pty_fallback,
+    )
 }
 
-#[expect(clippy::too_many_arguments, reason = "assembles the result from every part of a run")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "assembles the result from every part of a run"
+)]
 fn finish(
     command: String,
     program: Option<&str>,

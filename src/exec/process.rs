@@ -16,14 +16,28 @@ use crate::sink::{OutputSink, Sink};
 
 /// Variables removed from the command's environment: they change what bash runs.
 const STRIPPED_ENV: &[&str] = &[
-    "BASH_ENV", "ENV", "PROMPT_COMMAND", "LD_PRELOAD", "LD_AUDIT", "CDPATH", "GLOBIGNORE", "SHELLOPTS", "BASHOPTS",
-    "IFS", "PS4", "BASH_XTRACEFD",
+    "BASH_ENV",
+    "ENV",
+    "PROMPT_COMMAND",
+    "LD_PRELOAD",
+    "LD_AUDIT",
+    "CDPATH",
+    "GLOBIGNORE",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "IFS",
+    "PS4",
+    "BASH_XTRACEFD",
 ];
 
 /// The environment a command runs with: the caller's, hardened.
 pub fn hardened_env(pty: bool) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = std::env::vars()
-        .filter(|(k, _)| !STRIPPED_ENV.contains(&k.as_str()) && !k.starts_with("BASH_FUNC_") && !k.starts_with("GIT_CONFIG"))
+        .filter(|(k, _)| {
+            !STRIPPED_ENV.contains(&k.as_str())
+                && !k.starts_with("BASH_FUNC_")
+                && !k.starts_with("GIT_CONFIG")
+        })
         .collect();
     let set: &[(&str, &str)] = &[
         ("PAGER", "cat"),
@@ -57,7 +71,11 @@ pub fn hardened_env(pty: bool) -> Vec<(String, String)> {
 
 /// The shell: `/bin/bash` when present.
 pub fn bash() -> &'static str {
-    if std::path::Path::new("/bin/bash").exists() { "/bin/bash" } else { "bash" }
+    if std::path::Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "bash"
+    }
 }
 
 /// How the process ended.
@@ -90,7 +108,10 @@ pub fn command(text: &str, opts: &RunOptions, stdout: Stdio, stderr: Stdio) -> C
 }
 
 /// Copies a pipe into a shared sink until EOF.
-pub fn pump(mut from: impl Read + Send + 'static, to: Shared) -> std::thread::JoinHandle<Result<(), ExecError>> {
+pub fn pump(
+    mut from: impl Read + Send + 'static,
+    to: Shared,
+) -> std::thread::JoinHandle<Result<(), ExecError>> {
     std::thread::spawn(move || {
         let mut buf = vec![0u8; 1 << 16];
         loop {
@@ -102,16 +123,24 @@ pub fn pump(mut from: impl Read + Send + 'static, to: Shared) -> std::thread::Jo
                 Err(e) if e.raw_os_error() == Some(5) => return Ok(()),
                 Err(e) => return Err(ExecError::Io(e)),
             };
-            let mut guard = to.lock().map_err(|_| ExecError::Io(std::io::Error::other("sink lock poisoned")))?;
+            let mut guard = to
+                .lock()
+                .map_err(|_| ExecError::Io(std::io::Error::other("sink lock poisoned")))?;
             if let Some(sink) = guard.as_mut() {
-                sink.write(buf.get(..n).unwrap_or_default()).map_err(ExecError::Sink)?;
+                sink.write(buf.get(..n).unwrap_or_default())
+                    .map_err(ExecError::Sink)?;
             }
         }
     })
 }
 
 /// Waits for the leader with a timeout, then makes sure nothing of its group survives.
-pub fn supervise(pgid: i32, wait: impl FnOnce() -> Option<Ended> + Send + 'static, timeout: Option<Duration>, grace: Duration) -> Ended {
+pub fn supervise(
+    pgid: i32,
+    wait: impl FnOnce() -> Option<Ended> + Send + 'static,
+    timeout: Option<Duration>,
+    grace: Duration,
+) -> Ended {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let _ = tx.send(wait());
@@ -129,11 +158,30 @@ pub fn supervise(pgid: i32, wait: impl FnOnce() -> Option<Ended> + Send + 'stati
                 let _ = killpg(group, Signal::SIGKILL);
                 rx.recv_timeout(Duration::from_secs(5)).ok().flatten()
             });
-            let e = e.unwrap_or(Ended { code: None, signal: Some(9), timed_out: true });
-            return end_group(group, grace, Ended { timed_out: true, ..e });
+            let e = e.unwrap_or(Ended {
+                code: None,
+                signal: Some(9),
+                timed_out: true,
+            });
+            return end_group(
+                group,
+                grace,
+                Ended {
+                    timed_out: true,
+                    ..e
+                },
+            );
         }
     };
-    end_group(group, grace, ended.unwrap_or(Ended { code: None, signal: None, timed_out: false }))
+    end_group(
+        group,
+        grace,
+        ended.unwrap_or(Ended {
+            code: None,
+            signal: None,
+            timed_out: false,
+        }),
+    )
 }
 
 /// After the leader is gone: SIGTERM what is left of the group, then SIGKILL after the grace period.
@@ -156,5 +204,9 @@ fn end_group(group: Pid, grace: Duration, ended: Ended) -> Ended {
 /// How a `std` child ended.
 pub fn wait_child(mut child: Child) -> Option<Ended> {
     use std::os::unix::process::ExitStatusExt;
-    child.wait().ok().map(|s| Ended { code: s.code(), signal: s.signal(), timed_out: false })
+    child.wait().ok().map(|s| Ended {
+        code: s.code(),
+        signal: s.signal(),
+        timed_out: false,
+    })
 }

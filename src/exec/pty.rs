@@ -21,7 +21,12 @@ pub fn run(
     started: &dyn Fn(i32),
 ) -> Result<(Ended, Enforcement), ExecError> {
     let pair = native_pty_system()
-        .openpty(PtySize { rows: 24, cols: 120, pixel_width: 0, pixel_height: 0 })
+        .openpty(PtySize {
+            rows: 24,
+            cols: 120,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
         .map_err(|e| ExecError::Pty(e.to_string()))?;
     let mut builder = CommandBuilder::new(bash());
     builder.args(["--noprofile", "--norc", "-c", text]);
@@ -30,7 +35,10 @@ pub fn run(
     for (k, v) in hardened_env(true) {
         builder.env(k, v);
     }
-    let reader = pair.master.try_clone_reader().map_err(|e| ExecError::Pty(e.to_string()))?;
+    let reader = pair
+        .master
+        .try_clone_reader()
+        .map_err(|e| ExecError::Pty(e.to_string()))?;
     let slave = pair.slave;
     let (spawned, enforcement) = run_restricted(spec, req, move || {
         let child = slave.spawn_command(builder);
@@ -38,7 +46,10 @@ pub fn run(
         child
     })?;
     let mut child = spawned.map_err(|e| ExecError::Pty(e.to_string()))?;
-    let pid = child.process_id().and_then(|p| i32::try_from(p).ok()).unwrap_or(0);
+    let pid = child
+        .process_id()
+        .and_then(|p| i32::try_from(p).ok())
+        .unwrap_or(0);
     started(pid);
     let master = pair.master;
     let pumping = pump(reader, sink);
@@ -73,7 +84,10 @@ fn signal_number(name: &str) -> Option<i32> {
 }
 
 /// Joins a reader thread, giving up after `limit` (a process outside the group may hold the pipe).
-pub fn join_with_timeout(h: std::thread::JoinHandle<Result<(), ExecError>>, limit: Duration) -> Result<(), ExecError> {
+pub fn join_with_timeout(
+    h: std::thread::JoinHandle<Result<(), ExecError>>,
+    limit: Duration,
+) -> Result<(), ExecError> {
     let deadline = std::time::Instant::now() + limit;
     while !h.is_finished() {
         if std::time::Instant::now() >= deadline {
@@ -81,5 +95,6 @@ pub fn join_with_timeout(h: std::thread::JoinHandle<Result<(), ExecError>>, limi
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    h.join().map_err(|_| ExecError::Io(std::io::Error::other("reader thread panicked")))?
+    h.join()
+        .map_err(|_| ExecError::Io(std::io::Error::other("reader thread panicked")))?
 }

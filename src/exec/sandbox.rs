@@ -19,8 +19,8 @@
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
 };
 use serde::Serialize;
 
@@ -57,7 +57,14 @@ pub struct Enforcement {
 impl Enforcement {
     /// The record for a run without a sandbox.
     pub fn disabled() -> Enforcement {
-        Enforcement { status: "disabled".into(), abi: 0, filesystem: false, network: false, scoped: false, no_new_privs: false }
+        Enforcement {
+            status: "disabled".into(),
+            abi: 0,
+            filesystem: false,
+            network: false,
+            scoped: false,
+            no_new_privs: false,
+        }
     }
 }
 
@@ -80,7 +87,9 @@ impl SandboxSpec {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let tmp = std::env::temp_dir();
         let expand = |p: &str| -> Option<PathBuf> {
-            let p = p.replace("{workspace}", &workspace.display().to_string()).replace("{tmp}", &tmp.display().to_string());
+            let p = p
+                .replace("{workspace}", &workspace.display().to_string())
+                .replace("{tmp}", &tmp.display().to_string());
             match p.strip_prefix("~/") {
                 Some(rest) => home.as_ref().map(|h| h.join(rest)),
                 None => Some(PathBuf::from(p)),
@@ -97,8 +106,16 @@ impl SandboxSpec {
             ),
         };
         SandboxSpec {
-            read_only: ro.iter().filter_map(|p| expand(p)).filter(|p| p.exists()).collect(),
-            read_write: rw.iter().filter_map(|p| expand(p)).filter(|p| p.exists()).collect(),
+            read_only: ro
+                .iter()
+                .filter_map(|p| expand(p))
+                .filter(|p| p.exists())
+                .collect(),
+            read_write: rw
+                .iter()
+                .filter_map(|p| expand(p))
+                .filter(|p| p.exists())
+                .collect(),
             network,
         }
     }
@@ -106,15 +123,46 @@ impl SandboxSpec {
 
 /// System directories and tool homes readable by default.
 pub const DEFAULT_READ_ONLY: &[&str] = &[
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/run",
-    "/snap", "/nix", "/var/lib", "~/.rustup", "~/.gitconfig", "~/.config/git", "~/.local/bin", "~/.nvm",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/proc",
+    "/sys",
+    "/run",
+    "/snap",
+    "/nix",
+    "/var/lib",
+    "~/.rustup",
+    "~/.gitconfig",
+    "~/.config/git",
+    "~/.local/bin",
+    "~/.nvm",
     "~/.pyenv",
 ];
 
 /// Writable by default: the workspace, the temp dir, build caches and the terminal devices.
 pub const DEFAULT_READ_WRITE: &[&str] = &[
-    "{workspace}", "{tmp}", "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
-    "/dev/pts", "/dev/ptmx", "/dev/shm", "/dev/fd", "~/.cargo", "~/.cache", "~/.npm",
+    "{workspace}",
+    "{tmp}",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/pts",
+    "/dev/ptmx",
+    "/dev/shm",
+    "/dev/fd",
+    "~/.cargo",
+    "~/.cache",
+    "~/.npm",
 ];
 
 /// The highest landlock ABI the running kernel offers (probed once, in a throwaway thread).
@@ -152,7 +200,9 @@ pub fn run_restricted<T: Send + 'static>(
     }
     let abi = kernel_abi();
     if abi == ABI::Unsupported {
-        return Err(ExecError::Sandbox("landlock is not available on this kernel (use --no-sandbox to run anyway)".into()));
+        return Err(ExecError::Sandbox(
+            "landlock is not available on this kernel (use --no-sandbox to run anyway)".into(),
+        ));
     }
     let (enforcement, jobs) = spawner(spec, abi)?;
     if requirement == Requirement::Full && enforcement.status != "full" {
@@ -165,8 +215,11 @@ pub fn run_restricted<T: Send + 'static>(
     let job: Job = Box::new(move || {
         let _ = tx.send(spawn());
     });
-    jobs.send(job).map_err(|_| ExecError::Sandbox("the sandbox thread is gone".into()))?;
-    let value = rx.recv().map_err(|_| ExecError::Sandbox("the sandbox thread dropped a spawn".into()))?;
+    jobs.send(job)
+        .map_err(|_| ExecError::Sandbox("the sandbox thread is gone".into()))?;
+    let value = rx
+        .recv()
+        .map_err(|_| ExecError::Sandbox("the sandbox thread dropped a spawn".into()))?;
     Ok((value, enforcement))
 }
 
@@ -174,10 +227,16 @@ type Job = Box<dyn FnOnce() + Send>;
 
 /// One long-lived spawner thread per sandbox: it restricts itself once, then
 /// runs spawn jobs, so every child after the first costs a plain spawn.
-fn spawner(spec: &SandboxSpec, abi: ABI) -> Result<(Enforcement, std::sync::mpsc::Sender<Job>), ExecError> {
+fn spawner(
+    spec: &SandboxSpec,
+    abi: ABI,
+) -> Result<(Enforcement, std::sync::mpsc::Sender<Job>), ExecError> {
     type Entry = (Enforcement, std::sync::mpsc::Sender<Job>);
-    static SPAWNERS: std::sync::Mutex<Vec<(SandboxSpec, Entry)>> = std::sync::Mutex::new(Vec::new());
-    let mut cache = SPAWNERS.lock().map_err(|_| ExecError::Sandbox("sandbox cache poisoned".into()))?;
+    static SPAWNERS: std::sync::Mutex<Vec<(SandboxSpec, Entry)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut cache = SPAWNERS
+        .lock()
+        .map_err(|_| ExecError::Sandbox("sandbox cache poisoned".into()))?;
     if let Some((_, entry)) = cache.iter().find(|(s, _)| s == spec) {
         return Ok(entry.clone());
     }
@@ -197,9 +256,13 @@ fn spawner(spec: &SandboxSpec, abi: ABI) -> Result<(Enforcement, std::sync::mpsc
             }
         })
         .map_err(|e| ExecError::Sandbox(format!("cannot start the sandbox thread: {e}")))?;
-    let enforcement = ready_rx.recv().map_err(|_| ExecError::Sandbox("the sandbox thread died".into()))??;
+    let enforcement = ready_rx
+        .recv()
+        .map_err(|_| ExecError::Sandbox("the sandbox thread died".into()))??;
     if enforcement.status == "none" {
-        return Err(ExecError::Sandbox("the kernel enforced none of the sandbox".into()));
+        return Err(ExecError::Sandbox(
+            "the kernel enforced none of the sandbox".into(),
+        ));
     }
     cache.push((spec.clone(), (enforcement.clone(), jobs_tx.clone())));
     Ok((enforcement, jobs_tx))
@@ -207,10 +270,15 @@ fn spawner(spec: &SandboxSpec, abi: ABI) -> Result<(Enforcement, std::sync::mpsc
 
 fn restrict_this_thread(spec: &SandboxSpec, abi: ABI) -> Result<Enforcement, ExecError> {
     let err = |e: landlock::RulesetError| ExecError::Sandbox(e.to_string());
-    let mut ruleset = Ruleset::default().set_compatibility(CompatLevel::BestEffort).handle_access(AccessFs::from_all(abi)).map_err(err)?;
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(err)?;
     let net = !spec.network && abi >= ABI::V4;
     if net {
-        ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(err)?;
+        ruleset = ruleset
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+            .map_err(err)?;
     }
     let scoped = abi >= ABI::V6;
     if scoped {
@@ -219,9 +287,15 @@ fn restrict_this_thread(spec: &SandboxSpec, abi: ABI) -> Result<Enforcement, Exe
     let created = ruleset
         .create()
         .map_err(err)?
-        .add_rules(path_beneath_rules(&spec.read_only, AccessFs::from_read(abi)))
+        .add_rules(path_beneath_rules(
+            &spec.read_only,
+            AccessFs::from_read(abi),
+        ))
         .map_err(err)?
-        .add_rules(path_beneath_rules(&spec.read_write, AccessFs::from_all(abi)))
+        .add_rules(path_beneath_rules(
+            &spec.read_write,
+            AccessFs::from_all(abi),
+        ))
         .map_err(err)?;
     let status = created.restrict_self().map_err(err)?;
     let state = match status.ruleset {

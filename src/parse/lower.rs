@@ -692,8 +692,21 @@ impl<'s> Lowerer<'s> {
             *slot = SimpleCommand {
                 assignments: Vec::new(),
                 argv: vec![
-                    Word::literal(&open, span(node)),
-                    Word::literal(close, span(node)),
+                    // Synthetic words: an empty span says they are not in the source.
+                    Word::literal(
+                        &open,
+                        Span {
+                            start: node.start_byte(),
+                            end: node.start_byte(),
+                        },
+                    ),
+                    Word::literal(
+                        close,
+                        Span {
+                            start: node.start_byte(),
+                            end: node.start_byte(),
+                        },
+                    ),
                 ],
                 redirects,
                 context: f.ctx,
