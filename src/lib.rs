@@ -19,6 +19,7 @@
 pub mod canonical;
 pub mod cli;
 pub mod exec;
+pub mod integrations;
 pub mod parse;
 pub mod policy;
 pub mod sink;

@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Command::Suggest(args) => shellgate::cli::suggest::run(&args),
         Command::Test(args) => shellgate::cli::test::run(&args),
         Command::Run(args) => shellgate::cli::run::run(&args),
+        Command::Hook(args) => shellgate::cli::hook::run(&args),
         Command::Jobs(args) => shellgate::cli::jobs::run(&args),
         Command::Policy(PolicyCommand::Show(args)) => shellgate::cli::policy_show::run(&args),
     }

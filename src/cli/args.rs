@@ -36,6 +36,8 @@ pub enum Command {
     Run(RunArgs),
     /// List background jobs, show their output, or end them.
     Jobs(JobsArgs),
+    /// Answer an agent's pre-execution hook (JSON on stdin, decision on stdout).
+    Hook(HookArgs),
     /// Inspect the effective policy.
     #[command(subcommand)]
     Policy(PolicyCommand),
@@ -74,6 +76,32 @@ pub struct RunArgs {
     /// The command (after `--`).
     #[arg(trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
+}
+
+/// `shellgate hook`.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Which agent's protocol.
+    #[arg(value_enum)]
+    pub agent: HookAgent,
+    /// Shared policy options (the payload's `cwd` is used when `--cwd` is not given).
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+}
+
+/// The hook protocols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookAgent {
+    /// Claude Code `PreToolUse`.
+    ClaudeCode,
+    /// Codex CLI `PreToolUse`.
+    Codex,
+    /// Gemini CLI `BeforeTool`.
+    Gemini,
+    /// Tell the three apart from the payload.
+    Auto,
+    /// `{"command", "cwd"}` in, a verdict out.
+    Json,
 }
 
 /// `shellgate jobs`.

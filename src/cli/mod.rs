@@ -4,6 +4,7 @@ pub mod args;
 pub mod audit;
 pub mod check;
 pub mod explain;
+pub mod hook;
 pub mod jobs;
 pub mod policy_show;
 pub mod render;

@@ -1,0 +1,3 @@
+//! Integrations: agent hooks (Claude Code, Codex, Gemini CLI, generic JSON).
+
+pub mod hook;
