@@ -25,6 +25,15 @@ fn main() -> ExitCode {
         Command::Test(args) => shellgate::cli::test::run(&args),
         Command::Run(args) => shellgate::cli::run::run(&args),
         Command::Hook(args) => shellgate::cli::hook::run(&args),
+        Command::Mcp(args) => {
+            match shellgate::integrations::mcp::serve(args.policy, args.no_sandbox) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("shellgate mcp: {e}");
+                    ExitCode::from(shellgate::cli::EXIT_INTERNAL)
+                }
+            }
+        }
         Command::Jobs(args) => shellgate::cli::jobs::run(&args),
         Command::Policy(PolicyCommand::Show(args)) => shellgate::cli::policy_show::run(&args),
     }

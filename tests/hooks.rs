@@ -1,7 +1,12 @@
 //! Agent hooks through the real binary, fed payloads as the agents send them
 //! (`tests/fixtures/hooks/`); the exact JSON answer and exit status are checked.
 
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::indexing_slicing, reason = "tests")]
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "tests"
+)]
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -24,12 +29,22 @@ fn hook(agent: &str, input: &[u8], extra: &[&str]) -> Output {
 }
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/tests/fixtures/hooks/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    std::fs::read(format!(
+        "{}/tests/fixtures/hooks/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 fn json_out(o: &Output) -> Value {
-    assert_eq!(o.status.code(), Some(0), "hooks always exit 0: {}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&o.stdout)))
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "hooks always exit 0: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&o.stdout)))
 }
 
 fn pre_tool_use(decision: &str, reason: &str) -> Value {
@@ -39,33 +54,62 @@ fn pre_tool_use(decision: &str, reason: &str) -> Value {
 #[test]
 fn claude_code_allow_ask_deny() {
     for agent in ["claude-code", "auto"] {
-        assert_eq!(json_out(&hook(agent, &fixture("claude-allow.json"), &[])), pre_tool_use("allow", "shellgate: allow: read-only git [rule: git-read]"));
+        assert_eq!(
+            json_out(&hook(agent, &fixture("claude-allow.json"), &[])),
+            pre_tool_use("allow", "shellgate: allow: read-only git [rule: git-read]")
+        );
         assert_eq!(
             json_out(&hook(agent, &fixture("claude-ask.json"), &[])),
-            pre_tool_use("ask", "shellgate: ask: no rule matches `git push origin main`. To allow it next time: `git push:*` (shellgate suggest -- …)")
+            pre_tool_use(
+                "ask",
+                "shellgate: ask: no rule matches `git push origin main`. To allow it next time: `git push:*` (shellgate suggest -- …)"
+            )
         );
         assert_eq!(
             json_out(&hook(agent, &fixture("claude-deny.json"), &[])),
-            pre_tool_use("deny", "shellgate: deny: runs code downloaded from the network [rule: download-into-shell]. Do not retry this command in another form; do the task another way or ask the user.")
+            pre_tool_use(
+                "deny",
+                "shellgate: deny: runs code downloaded from the network [rule: download-into-shell]. Do not retry this command in another form; do the task another way or ask the user."
+            )
         );
     }
 }
 
 #[test]
 fn non_shell_tools_get_no_opinion() {
-    for (agent, file) in [("claude-code", "claude-read.json"), ("codex", "codex-other.json"), ("gemini", "gemini-other.json"), ("auto", "gemini-other.json")] {
+    for (agent, file) in [
+        ("claude-code", "claude-read.json"),
+        ("codex", "codex-other.json"),
+        ("gemini", "gemini-other.json"),
+        ("auto", "gemini-other.json"),
+    ] {
         let o = hook(agent, &fixture(file), &[]);
         assert_eq!(o.status.code(), Some(0));
-        assert!(o.stdout.is_empty(), "{agent} {file}: {}", String::from_utf8_lossy(&o.stdout));
+        assert!(
+            o.stdout.is_empty(),
+            "{agent} {file}: {}",
+            String::from_utf8_lossy(&o.stdout)
+        );
     }
 }
 
 #[test]
 fn malformed_or_empty_input_is_denied() {
     for agent in ["claude-code", "codex"] {
-        for input in [&b""[..], b"   \n", b"{not json", b"[1,2]", br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}}"#] {
+        for input in [
+            &b""[..],
+            b"   \n",
+            b"{not json",
+            b"[1,2]",
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}}"#,
+        ] {
             let v = json_out(&hook(agent, input, &[]));
-            assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{agent} {:?}", String::from_utf8_lossy(input));
+            assert_eq!(
+                v["hookSpecificOutput"]["permissionDecision"],
+                "deny",
+                "{agent} {:?}",
+                String::from_utf8_lossy(input)
+            );
         }
     }
     let v = json_out(&hook("gemini", b"{oops", &[]));
@@ -77,20 +121,37 @@ fn malformed_or_empty_input_is_denied() {
 #[test]
 fn codex_payloads() {
     for agent in ["codex", "auto"] {
-        assert_eq!(json_out(&hook(agent, &fixture("codex-allow.json"), &[])), pre_tool_use("allow", "shellgate: allow: cargo build, test or check [rule: cargo-build]"));
+        assert_eq!(
+            json_out(&hook(agent, &fixture("codex-allow.json"), &[])),
+            pre_tool_use(
+                "allow",
+                "shellgate: allow: cargo build, test or check [rule: cargo-build]"
+            )
+        );
         let deny = json_out(&hook(agent, &fixture("codex-deny.json"), &[]));
         assert_eq!(deny["hookSpecificOutput"]["permissionDecision"], "deny");
         let ask = json_out(&hook(agent, &fixture("codex-ask.json"), &[]));
         assert_eq!(ask["hookSpecificOutput"]["permissionDecision"], "ask");
-        assert!(ask["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("npm install:*"));
+        assert!(
+            ask["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .contains("npm install:*")
+        );
     }
 }
 
 #[test]
 fn gemini_payloads() {
     for agent in ["gemini", "auto"] {
-        assert_eq!(json_out(&hook(agent, &fixture("gemini-allow.json"), &[])), json!({"decision": "allow", "reason": "shellgate: allow: read-only inspection [rule: read-only-tools]"}));
-        assert_eq!(json_out(&hook(agent, &fixture("gemini-ask.json"), &[]))["decision"], "ask");
+        assert_eq!(
+            json_out(&hook(agent, &fixture("gemini-allow.json"), &[])),
+            json!({"decision": "allow", "reason": "shellgate: allow: read-only inspection [rule: read-only-tools]"})
+        );
+        assert_eq!(
+            json_out(&hook(agent, &fixture("gemini-ask.json"), &[]))["decision"],
+            "ask"
+        );
         assert_eq!(
             json_out(&hook(agent, &fixture("gemini-deny.json"), &[])),
             json!({"decision": "deny", "reason": "shellgate: deny: privilege escalation is never run by an agent [rule: sudo]. Do not retry this command in another form; do the task another way or ask the user."})
@@ -100,7 +161,11 @@ fn gemini_payloads() {
 
 #[test]
 fn generic_json_mode_returns_the_verdict() {
-    let v = json_out(&hook("json", br#"{"command":"ls && sudo id","cwd":"/tmp"}"#, &[]));
+    let v = json_out(&hook(
+        "json",
+        br#"{"command":"ls && sudo id","cwd":"/tmp"}"#,
+        &[],
+    ));
     assert_eq!(v["decision"], "deny");
     assert_eq!(v["rules"][0], "sudo");
 }
@@ -111,16 +176,32 @@ fn a_policy_that_does_not_load_denies() {
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "[[rule]]\nid = 1\n").unwrap();
-    let v = json_out(&hook("claude-code", &fixture("claude-allow.json"), &["--policy", bad.to_str().unwrap()]));
+    let v = json_out(&hook(
+        "claude-code",
+        &fixture("claude-allow.json"),
+        &["--policy", bad.to_str().unwrap()],
+    ));
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
-    assert!(v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap().contains("policy does not load"));
+    assert!(
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("policy does not load")
+    );
 }
 
 #[test]
 fn concurrent_audit_writers_never_interleave() {
     let log = std::env::temp_dir().join(format!("sg-audit-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&log);
-    let batch: String = (0..200).map(|i| format!("{{\"id\":{i},\"command\":\"echo {}\"}}\n", "x".repeat(i * 7))).collect();
+    let batch: String = (0..200)
+        .map(|i| {
+            format!(
+                "{{\"id\":{i},\"command\":\"echo {}\"}}\n",
+                "x".repeat(i * 7)
+            )
+        })
+        .collect();
     let children: Vec<_> = (0..8)
         .map(|_| {
             let mut c = Command::new(env!("CARGO_BIN_EXE_shellgate"))

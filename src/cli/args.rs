@@ -38,6 +38,8 @@ pub enum Command {
     Jobs(JobsArgs),
     /// Answer an agent's pre-execution hook (JSON on stdin, decision on stdout).
     Hook(HookArgs),
+    /// Serve MCP on stdio: a gated, sandboxed `bash` tool, `check`, and job tools.
+    Mcp(McpArgs),
     /// Inspect the effective policy.
     #[command(subcommand)]
     Policy(PolicyCommand),
@@ -76,6 +78,17 @@ pub struct RunArgs {
     /// The command (after `--`).
     #[arg(trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
+}
+
+/// `shellgate mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Shared policy options (a tool call's `cwd` overrides `--cwd`).
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Run commands without the landlock sandbox.
+    #[arg(long)]
+    pub no_sandbox: bool,
 }
 
 /// `shellgate hook`.

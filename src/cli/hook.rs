@@ -21,11 +21,19 @@ pub fn run(args: &HookArgs) -> ExitCode {
     let read = std::io::stdin().take(16 << 20).read_to_end(&mut input);
     let (agent, req) = match read {
         Ok(_) => request(agent, &input),
-        Err(e) => (agent, Request::Bad(format!("cannot read the hook input: {e}"))),
+        Err(e) => (
+            agent,
+            Request::Bad(format!("cannot read the hook input: {e}")),
+        ),
     };
     let out = match req {
         Request::NotShell => return ExitCode::SUCCESS,
-        Request::Bad(why) => answer(agent, Decision::Deny, &format!("shellgate: deny: {why}"), None),
+        Request::Bad(why) => answer(
+            agent,
+            Decision::Deny,
+            &format!("shellgate: deny: {why}"),
+            None,
+        ),
         Request::Command { command, cwd } => decide(agent, &args.policy, &command, cwd),
     };
     if let Some(s) = out.stdout {
@@ -34,7 +42,12 @@ pub fn run(args: &HookArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn decide(agent: Agent, policy: &PolicyArgs, command: &str, cwd: Option<String>) -> crate::integrations::hook::HookAnswer {
+fn decide(
+    agent: Agent,
+    policy: &PolicyArgs,
+    command: &str,
+    cwd: Option<String>,
+) -> crate::integrations::hook::HookAnswer {
     let mut p = policy.clone();
     if p.cwd.is_none() {
         p.cwd = cwd.map(PathBuf::from);
@@ -43,15 +56,30 @@ fn decide(agent: Agent, policy: &PolicyArgs, command: &str, cwd: Option<String>)
         Ok(l) => l,
         Err(e) => {
             let why = super::args::render_policy_error(&e, super::args::ErrorFormat::Plain);
-            let first = why.lines().find(|l| !l.trim().is_empty()).unwrap_or("policy error").trim().to_owned();
-            return answer(agent, Decision::Deny, &format!("shellgate: deny: the policy does not load: {first}"), None);
+            let first = why
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("policy error")
+                .trim()
+                .to_owned();
+            return answer(
+                agent,
+                Decision::Deny,
+                &format!("shellgate: deny: the policy does not load: {first}"),
+                None,
+            );
         }
     };
     let verdict = crate::check(command, &loaded.policy);
-    if let Some(path) = &p.audit {
-        if let Err(e) = audit::record(path, command, &verdict, &loaded.layers) {
-            return answer(agent, Decision::Deny, &format!("shellgate: deny: the audit log cannot be written: {e}"), None);
-        }
+    if let Some(path) = &p.audit
+        && let Err(e) = audit::record(path, command, &verdict, &loaded.layers)
+    {
+        return answer(
+            agent,
+            Decision::Deny,
+            &format!("shellgate: deny: the audit log cannot be written: {e}"),
+            None,
+        );
     }
     answer(agent, verdict.decision, &reason(&verdict), Some(&verdict))
 }

@@ -34,7 +34,10 @@ pub enum Agent {
 fn is_shell_tool(agent: Agent, name: &str) -> bool {
     match agent {
         Agent::ClaudeCode => name == "Bash",
-        Agent::Codex => matches!(name, "Bash" | "shell" | "local_shell" | "exec_command" | "container.exec"),
+        Agent::Codex => matches!(
+            name,
+            "Bash" | "shell" | "local_shell" | "exec_command" | "container.exec"
+        ),
         Agent::Gemini => matches!(name, "run_shell_command" | "shell"),
         Agent::Json => true,
     }
@@ -46,7 +49,9 @@ pub fn detect(payload: &Value) -> Agent {
     let tool = payload.get("tool_name").and_then(Value::as_str);
     if event == Some("BeforeTool") || tool == Some("run_shell_command") {
         Agent::Gemini
-    } else if payload.get("turn_id").is_some() || payload.get("model").is_some() && event == Some("PreToolUse") {
+    } else if payload.get("turn_id").is_some()
+        || payload.get("model").is_some() && event == Some("PreToolUse")
+    {
         Agent::Codex
     } else if event == Some("PreToolUse") || tool.is_some() {
         Agent::ClaudeCode
@@ -90,18 +95,40 @@ pub fn request(agent: Agent, stdin: &[u8]) -> (Agent, Request) {
         Err(e) => return (agent, Request::Bad(format!("malformed hook input: {e}"))),
     };
     if !payload.is_object() {
-        return (agent, Request::Bad("hook input is not a JSON object".into()));
+        return (
+            agent,
+            Request::Bad("hook input is not a JSON object".into()),
+        );
     }
-    let agent = if agent == Agent::Json && payload.get("command").is_none() { detect(&payload) } else { agent };
-    let cwd = payload.get("cwd").and_then(Value::as_str).map(str::to_owned);
+    let agent = if agent == Agent::Json && payload.get("command").is_none() {
+        detect(&payload)
+    } else {
+        agent
+    };
+    let cwd = payload
+        .get("cwd")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     if agent == Agent::Json {
         return match payload.get("command").and_then(Value::as_str) {
-            Some(c) => (agent, Request::Command { command: c.to_owned(), cwd }),
-            None => (agent, Request::Bad("no `command` string in the input".into())),
+            Some(c) => (
+                agent,
+                Request::Command {
+                    command: c.to_owned(),
+                    cwd,
+                },
+            ),
+            None => (
+                agent,
+                Request::Bad("no `command` string in the input".into()),
+            ),
         };
     }
     let Some(tool) = payload.get("tool_name").and_then(Value::as_str) else {
-        return (agent, Request::Bad("no `tool_name` in the hook input".into()));
+        return (
+            agent,
+            Request::Bad("no `tool_name` in the hook input".into()),
+        );
     };
     if !is_shell_tool(agent, tool) {
         return (agent, Request::NotShell);
@@ -112,7 +139,12 @@ pub fn request(agent: Agent, stdin: &[u8]) -> (Agent, Request) {
         Some(Value::Array(items)) => argv_command(items),
         _ => None,
     };
-    let cwd = cwd.or_else(|| input.and_then(|i| i.get("workdir").or_else(|| i.get("dir_path"))).and_then(Value::as_str).map(str::to_owned));
+    let cwd = cwd.or_else(|| {
+        input
+            .and_then(|i| i.get("workdir").or_else(|| i.get("dir_path")))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
     match command {
         Some(command) => (agent, Request::Command { command, cwd }),
         None => (agent, Request::Bad("no command in `tool_input`".into())),
@@ -121,10 +153,20 @@ pub fn request(agent: Agent, stdin: &[u8]) -> (Agent, Request) {
 
 /// `["bash", "-lc", "script"]` is the script; any other argv is quoted back into one command.
 fn argv_command(items: &[Value]) -> Option<String> {
-    let words: Option<Vec<String>> = items.iter().map(|v| v.as_str().map(str::to_owned)).collect();
+    let words: Option<Vec<String>> = items
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect();
     let words = words?;
     match words.as_slice() {
-        [shell, flag, script] if matches!(shell.as_str(), "bash" | "sh" | "zsh" | "/bin/bash" | "/bin/sh") && matches!(flag.as_str(), "-c" | "-lc") => Some(script.clone()),
+        [shell, flag, script]
+            if matches!(
+                shell.as_str(),
+                "bash" | "sh" | "zsh" | "/bin/bash" | "/bin/sh"
+            ) && matches!(flag.as_str(), "-c" | "-lc") =>
+        {
+            Some(script.clone())
+        }
         [] => None,
         _ => Some(shell_words::join(words)),
     }
@@ -140,15 +182,24 @@ pub fn reason(v: &Verdict) -> String {
         out.push_str(&format!(" [rule: {}]", v.rules.join(", ")));
     }
     match (v.decision, &v.suggestion) {
-        (Decision::Deny, _) => out.push_str(". Do not retry this command in another form; do the task another way or ask the user."),
-        (Decision::Ask, Some(s)) => out.push_str(&format!(". To allow it next time: `{s}` (shellgate suggest -- …)")),
+        (Decision::Deny, _) => out.push_str(
+            ". Do not retry this command in another form; do the task another way or ask the user.",
+        ),
+        (Decision::Ask, Some(s)) => out.push_str(&format!(
+            ". To allow it next time: `{s}` (shellgate suggest -- …)"
+        )),
         _ => {}
     }
     out
 }
 
 /// Formats the answer for `agent`.
-pub fn answer(agent: Agent, decision: Decision, reason: &str, verdict: Option<&Verdict>) -> HookAnswer {
+pub fn answer(
+    agent: Agent,
+    decision: Decision,
+    reason: &str,
+    verdict: Option<&Verdict>,
+) -> HookAnswer {
     let body = match agent {
         Agent::ClaudeCode | Agent::Codex => json!({
             "hookSpecificOutput": {
@@ -163,7 +214,10 @@ pub fn answer(agent: Agent, decision: Decision, reason: &str, verdict: Option<&V
             None => serde_json::to_value(Verdict::refused(decision, reason)).unwrap_or(Value::Null),
         },
     };
-    HookAnswer { stdout: Some(body.to_string()), decision: Some(decision) }
+    HookAnswer {
+        stdout: Some(body.to_string()),
+        decision: Some(decision),
+    }
 }
 
 #[cfg(test)]

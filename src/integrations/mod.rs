@@ -1,3 +1,4 @@
-//! Integrations: agent hooks (Claude Code, Codex, Gemini CLI, generic JSON).
+//! Integrations: agent hooks (Claude Code, Codex, Gemini CLI, generic JSON) and the MCP server.
 
 pub mod hook;
+pub mod mcp;

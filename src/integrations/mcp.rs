@@ -1,0 +1,322 @@
+//! `shellgate mcp`: an MCP server on stdio (rmcp) whose `bash` tool is gated
+//! by the policy and sandboxed by the executor.
+//!
+//! allow → run and return the bounded output, exit code, meaning and artifact
+//! path; deny → a tool error with the reason; ask → ask the person through
+//! the client (MCP elicitation) when the client supports it, otherwise a tool
+//! error saying approval is needed and how to grant it. `check` returns the
+//! verdict without running; `jobs`, `job_output` and `job_kill` manage
+//! background jobs.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::service::ElicitationError;
+use rmcp::{
+    ErrorData, Peer, RoleServer, ServerHandler, ServiceExt, schemars, tool, tool_handler,
+    tool_router,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::Decision;
+use crate::cli::args::PolicyArgs;
+use crate::exec::sandbox::{Requirement, SandboxSpec};
+use crate::exec::{self, RunOptions};
+
+/// Arguments of the `bash` tool.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct BashArgs {
+    /// The shell command.
+    pub command: String,
+    /// Working directory (default: the server's).
+    pub cwd: Option<String>,
+    /// Seconds before the whole process group is ended (default 120).
+    pub timeout: Option<f64>,
+    /// Give the command a terminal.
+    pub pty: Option<bool>,
+    /// Start in the background and return a job id.
+    pub background: Option<bool>,
+}
+
+/// Arguments of the `check` tool.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct CheckArgs {
+    /// The shell command.
+    pub command: String,
+    /// Working directory whose policy layers apply.
+    pub cwd: Option<String>,
+}
+
+/// Arguments naming a job.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct JobArgs {
+    /// The job id.
+    pub id: String,
+}
+
+/// The person's answer to an ask.
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Approval {
+    /// Run this command?
+    pub approve: bool,
+}
+rmcp::elicit_safe!(Approval);
+
+/// The server.
+#[derive(Clone)]
+pub struct Gate {
+    policy: Arc<PolicyArgs>,
+    no_sandbox: bool,
+    tool_router: ToolRouter<Self>,
+}
+
+fn text(s: impl Into<String>) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(s.into())]
+}
+
+#[tool_router]
+impl Gate {
+    /// A server deciding with these policy options.
+    pub fn new(policy: PolicyArgs, no_sandbox: bool) -> Gate {
+        Gate {
+            policy: Arc::new(policy),
+            no_sandbox,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    fn args_for(&self, cwd: Option<&str>) -> PolicyArgs {
+        let mut p = (*self.policy).clone();
+        if let Some(c) = cwd {
+            p.cwd = Some(PathBuf::from(c));
+        }
+        p
+    }
+
+    #[tool(
+        description = "Run a shell command. shellgate checks it against the policy first: allowed commands run in a sandbox and return their output; denied ones return an error with the reason; others need the user's approval."
+    )]
+    async fn bash(
+        &self,
+        Parameters(args): Parameters<BashArgs>,
+        peer: Peer<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let policy = self.args_for(args.cwd.as_deref());
+        let loaded = match policy.load() {
+            Ok(l) => l,
+            Err(e) => {
+                return Ok(CallToolResult::error(text(format!(
+                    "denied: the policy does not load: {e}"
+                ))));
+            }
+        };
+        let verdict = crate::check(&args.command, &loaded.policy);
+        let reason = crate::integrations::hook::reason(&verdict);
+        let approved = match verdict.decision {
+            Decision::Deny => return Ok(CallToolResult::error(text(reason))),
+            Decision::Allow => verdict.approve(&args.command),
+            Decision::Ask => {
+                let message = format!("Run this command?\n\n{}\n\n{reason}", args.command);
+                match peer
+                    .elicit_with_timeout::<Approval>(message, Some(Duration::from_secs(300)))
+                    .await
+                {
+                    Ok(Some(Approval { approve: true })) => verdict.approve_asked(&args.command),
+                    Ok(_)
+                    | Err(ElicitationError::UserDeclined)
+                    | Err(ElicitationError::UserCancelled) => {
+                        return Ok(CallToolResult::error(text(format!(
+                            "not approved by the user: {reason}"
+                        ))));
+                    }
+                    Err(ElicitationError::CapabilityNotSupported) => {
+                        return Ok(CallToolResult::error(text(format!(
+                            "approval needed: {reason}. This client cannot ask the user; they can approve by running `shellgate run -- {}` in a terminal, or add the suggested rule to their policy.",
+                            args.command
+                        ))));
+                    }
+                    Err(e) => {
+                        return Ok(CallToolResult::error(text(format!(
+                            "approval failed ({e}): {reason}"
+                        ))));
+                    }
+                }
+            }
+        };
+        let Some(approved) = approved else {
+            return Ok(CallToolResult::error(text(reason)));
+        };
+        let workspace = policy.workspace();
+        let sandbox = loaded.policy.sandbox.as_ref();
+        let opts = RunOptions {
+            cwd: workspace.clone(),
+            timeout: Some(Duration::from_secs_f64(
+                args.timeout.filter(|t| *t > 0.0).unwrap_or(120.0),
+            )),
+            grace: Duration::from_secs(2),
+            pty: args.pty.unwrap_or(false),
+            separate_streams: false,
+            window: crate::sink::DEFAULT_WINDOW,
+            spill_dir: std::env::temp_dir(),
+            sandbox: SandboxSpec::for_workspace(&workspace, sandbox),
+            requirement: if self.no_sandbox {
+                Requirement::Off
+            } else if sandbox.is_some_and(|s| s.require) {
+                Requirement::Full
+            } else {
+                Requirement::Some
+            },
+            artifact: None,
+            pgid_file: None,
+        };
+        if args.background.unwrap_or(false) {
+            return Ok(match exec::jobs::create(approved.command(), &opts) {
+                Ok((id, _)) => match spawn_supervisor(&id) {
+                    Ok(()) => CallToolResult::success(text(format!("started job {id}"))),
+                    Err(e) => CallToolResult::error(text(format!("cannot start the job: {e}"))),
+                },
+                Err(e) => CallToolResult::error(text(format!("cannot create the job: {e}"))),
+            });
+        }
+        let program = verdict
+            .commands
+            .iter()
+            .rev()
+            .find(|c| c.via.is_none())
+            .and_then(|c| c.argv.first())
+            .cloned();
+        let result =
+            tokio::task::spawn_blocking(move || exec::run(&approved, program.as_deref(), &opts))
+                .await;
+        Ok(match result {
+            Ok(Ok(r)) => {
+                let mut body = r.output.shown.clone();
+                body.push_str(&format!(
+                    "\n[exit {}{}; {} bytes, {} lines{}; sandbox {}]",
+                    r.exit_code.map_or_else(|| "-".into(), |c| c.to_string()),
+                    r.meaning
+                        .as_ref()
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default(),
+                    r.output.total_bytes,
+                    r.output.total_lines,
+                    r.output
+                        .artifact
+                        .as_ref()
+                        .map(|a| format!("; full output in {}", a.display()))
+                        .unwrap_or_default(),
+                    r.sandbox.status
+                ));
+                if r.exit_code == Some(0) {
+                    CallToolResult::success(text(body))
+                } else {
+                    CallToolResult::error(text(body))
+                }
+            }
+            Ok(Err(e)) => CallToolResult::error(text(format!("not run: {e}"))),
+            Err(e) => CallToolResult::error(text(format!("internal error: {e}"))),
+        })
+    }
+
+    #[tool(
+        description = "Return shellgate's verdict (allow, ask or deny, with reasons) for a shell command without running it."
+    )]
+    async fn check(
+        &self,
+        Parameters(args): Parameters<CheckArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let loaded = match self.args_for(args.cwd.as_deref()).load() {
+            Ok(l) => l,
+            Err(e) => {
+                return Ok(CallToolResult::error(text(format!(
+                    "the policy does not load: {e}"
+                ))));
+            }
+        };
+        let v = crate::check(&args.command, &loaded.policy);
+        Ok(CallToolResult::success(text(
+            serde_json::to_string(&v).unwrap_or_default(),
+        )))
+    }
+
+    #[tool(description = "List background jobs.")]
+    async fn jobs(&self) -> Result<CallToolResult, ErrorData> {
+        Ok(CallToolResult::success(text(run_self(&["jobs"]))))
+    }
+
+    #[tool(description = "Show the end of a background job's output.")]
+    async fn job_output(
+        &self,
+        Parameters(args): Parameters<JobArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(CallToolResult::success(text(run_self(&[
+            "jobs", "output", &args.id,
+        ]))))
+    }
+
+    #[tool(description = "End a background job's whole process group.")]
+    async fn job_kill(
+        &self,
+        Parameters(args): Parameters<JobArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(CallToolResult::success(text(run_self(&[
+            "jobs", "kill", &args.id,
+        ]))))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Gate {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_instructions("Run shell commands through `bash`: shellgate judges each one (allow / ask / deny) and runs allowed ones in a sandbox.")
+    }
+}
+
+fn run_self(args: &[&str]) -> String {
+    let exe = std::env::current_exe().unwrap_or_else(|_| "shellgate".into());
+    match std::process::Command::new(exe).args(args).output() {
+        Ok(o) => format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => format!("cannot run shellgate: {e}"),
+    }
+}
+
+fn spawn_supervisor(id: &str) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe()?;
+    std::process::Command::new(exe)
+        .args(["jobs", "supervise", id])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map(|_| ())
+}
+
+/// Serves MCP on stdin/stdout until the client goes away.
+///
+/// # Errors
+/// When the runtime or the transport fails.
+pub fn serve(policy: PolicyArgs, no_sandbox: bool) -> Result<(), String> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async move {
+        let service = Gate::new(policy, no_sandbox)
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| e.to_string())?;
+        service.waiting().await.map_err(|e| e.to_string())?;
+        Ok(())
+    })
+}
