@@ -4,12 +4,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use miette::{NamedSource, SourceSpan};
-use regex::RegexBuilder;
 use toml::Spanned;
 
 use super::error::PolicyError;
 use super::raw::{RawPolicy, RawRule, RawTest};
-use super::rule::{ProgramMatcher, Rule, glob, glob_set};
+use super::rule::{LazyArgs, LazyRegex, LazySet, ProgramMatcher, Rule, glob};
 use super::{Decision, Policy, PolicyTest};
 
 fn span_of<T>(s: &Spanned<T>) -> SourceSpan {
@@ -233,7 +232,7 @@ pub fn load_str_with(
             });
             continue;
         }
-        match compile_rule(&raw_rule, layer, &src) {
+        match compile_rule(&raw_rule, layer, &src, examples == Examples::Check) {
             Ok(rule) => rules.push((rule, raw_rule)),
             Err(e) => errors.extend(e),
         }
@@ -316,6 +315,7 @@ fn compile_rule(
     raw: &RawRule,
     layer: &str,
     src: &NamedSource<Arc<str>>,
+    strict: bool,
 ) -> Result<Rule, Vec<PolicyError>> {
     let id = raw.id.get_ref().clone();
     let mut errors = Vec::new();
@@ -333,8 +333,8 @@ fn compile_rule(
         Some(c) => {
             let names = c.get_ref().clone().into_vec();
             if names.iter().any(|n| n.contains(['*', '?', '{'])) {
-                match glob_set(&names) {
-                    Ok(set) => ProgramMatcher::Glob(names, set),
+                match check_globs(strict, &names) {
+                    Ok(()) => ProgramMatcher::Glob(names.clone(), LazySet::new(names)),
                     Err(e) => {
                         errors.push(invalid(
                             "command",
@@ -369,9 +369,13 @@ fn compile_rule(
             },
         };
         for item in items {
-            match glob(&item) {
-                Ok(g) => {
-                    args.push(g.compile_matcher());
+            match if strict {
+                glob(&item).map(|_| ())
+            } else {
+                Ok(())
+            } {
+                Ok(()) => {
+                    args.push(item.clone());
                     args_text.push(item);
                 }
                 Err(e) => errors.push(invalid(
@@ -384,44 +388,48 @@ fn compile_rule(
         }
     }
     let mut set_of = |field: &'static str, v: &Option<Spanned<Vec<String>>>| {
-        v.as_ref().and_then(|v| match glob_set(v.get_ref()) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                errors.push(invalid(
-                    field,
-                    e.to_string(),
-                    "write globs such as `/etc/*`; escape `*` as `[*]`",
-                    span_of(v),
-                ));
-                None
-            }
-        })
+        v.as_ref()
+            .and_then(|v| match check_globs(strict, v.get_ref()) {
+                Ok(()) => Some(LazySet::new(v.get_ref().clone())),
+                Err(e) => {
+                    errors.push(invalid(
+                        field,
+                        e.to_string(),
+                        "write globs such as `/etc/*`; escape `*` as `[*]`",
+                        span_of(v),
+                    ));
+                    None
+                }
+            })
     };
     let args_any = set_of("args_any", &raw.args_any);
     let forbid_args = set_of("forbid_args", &raw.forbid_args);
     let redirect = set_of("redirect", &raw.redirect);
-    let pattern =
-        raw.pattern
-            .as_ref()
-            .and_then(|p| match glob_set(&p.get_ref().clone().into_vec()) {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    errors.push(invalid(
-                        "pattern",
-                        e.to_string(),
-                        "write a glob over the whole command, such as `git push *`",
-                        span_of(p),
-                    ));
-                    None
-                }
-            });
+    let pattern = raw.pattern.as_ref().and_then(|p| {
+        match check_globs(strict, &p.get_ref().clone().into_vec()) {
+            Ok(()) => Some(LazySet::new(p.get_ref().clone().into_vec())),
+            Err(e) => {
+                errors.push(invalid(
+                    "pattern",
+                    e.to_string(),
+                    "write a glob over the whole command, such as `git push *`",
+                    span_of(p),
+                ));
+                None
+            }
+        }
+    });
     let regex = raw.regex.as_ref().and_then(|r| {
-        match RegexBuilder::new(r.get_ref())
-            .size_limit(1 << 20)
-            .dfa_size_limit(1 << 20)
-            .build()
-        {
-            Ok(re) => Some(re),
+        match if strict {
+            regex_syntax::ParserBuilder::new()
+                .build()
+                .parse(r.get_ref())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        } else {
+            Ok(())
+        } {
+            Ok(_) => Some(LazyRegex::new(r.get_ref().clone())),
             Err(e) => {
                 errors.push(invalid(
                     "regex",
@@ -475,7 +483,7 @@ fn compile_rule(
         reason: raw.reason.clone().unwrap_or_default(),
         layer: layer.to_owned(),
         program,
-        args,
+        args: LazyArgs::new(args),
         args_text,
         args_any,
         forbid_args,
@@ -524,4 +532,13 @@ mod tests {
         assert_eq!(strsim_distance("decison", "decision"), 1);
         assert!(did_you_mean("unknown field `decison`, expected one of …").contains("decision"));
     }
+}
+
+/// Parses every glob (the cheap step); compiling them waits for first use.
+/// Not `strict`: the embedded default, whose patterns the test suite checks.
+fn check_globs(strict: bool, patterns: &[String]) -> Result<(), globset::Error> {
+    if !strict {
+        return Ok(());
+    }
+    patterns.iter().try_for_each(|p| glob(p).map(|_| ()))
 }

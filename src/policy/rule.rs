@@ -1,5 +1,7 @@
 //! A compiled rule and how it matches one invocation.
 
+use std::sync::OnceLock;
+
 use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use regex::Regex;
 
@@ -7,6 +9,61 @@ use super::Decision;
 use super::raw::RedirectFilter;
 use crate::parse::{Redirect, RedirectKind, Word};
 use crate::strip::Invocation;
+
+/// A glob set compiled on first use: a policy has many rules and one command
+/// touches few of them, so start-up only parses patterns.
+#[derive(Debug, Clone)]
+pub struct LazySet {
+    patterns: Vec<String>,
+    cell: OnceLock<Option<GlobSet>>,
+}
+
+impl LazySet {
+    pub(crate) fn new(patterns: Vec<String>) -> LazySet {
+        LazySet {
+            patterns,
+            cell: OnceLock::new(),
+        }
+    }
+    /// The compiled set (`None` only if it cannot be built, which loading rules out).
+    pub fn get(&self) -> Option<&GlobSet> {
+        self.cell
+            .get_or_init(|| glob_set(&self.patterns).ok())
+            .as_ref()
+    }
+    /// The patterns as written.
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+}
+
+/// A regex compiled on first use.
+#[derive(Debug, Clone)]
+pub struct LazyRegex {
+    pattern: String,
+    cell: OnceLock<Option<Regex>>,
+}
+
+impl LazyRegex {
+    pub(crate) fn new(pattern: String) -> LazyRegex {
+        LazyRegex {
+            pattern,
+            cell: OnceLock::new(),
+        }
+    }
+    /// The compiled regex.
+    pub fn get(&self) -> Option<&Regex> {
+        self.cell
+            .get_or_init(|| {
+                regex::RegexBuilder::new(&self.pattern)
+                    .size_limit(1 << 20)
+                    .dfa_size_limit(1 << 20)
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+    }
+}
 
 /// How a rule names its program.
 #[derive(Debug, Clone)]
@@ -16,7 +73,7 @@ pub enum ProgramMatcher {
     /// Exact names.
     Exact(Vec<String>),
     /// Glob patterns.
-    Glob(Vec<String>, GlobSet),
+    Glob(Vec<String>, LazySet),
 }
 
 /// A rule, compiled.
@@ -32,14 +89,14 @@ pub struct Rule {
     pub layer: String,
     /// The program.
     pub program: ProgramMatcher,
-    /// Leading arguments after the program (each a glob, usually a literal).
-    pub args: Vec<GlobMatcher>,
+    /// Leading arguments after the program (each a glob, usually a literal), compiled on first use.
+    pub args: LazyArgs,
     /// The `args` as written.
     pub args_text: Vec<String>,
     /// Some argument must match one of these.
-    pub args_any: Option<GlobSet>,
+    pub args_any: Option<LazySet>,
     /// No argument may match one of these.
-    pub forbid_args: Option<GlobSet>,
+    pub forbid_args: Option<LazySet>,
     /// Concrete paths a glob argument is tested against for `args_any`
     /// (`cat ~/.s?h/id_*` may read `~/.ssh/id_rsa`).
     pub glob_probes: Vec<String>,
@@ -52,15 +109,47 @@ pub struct Rule {
     /// `--` ends the options (false for programs such as `find` that ignore it).
     pub double_dash: bool,
     /// Whole-command globs.
-    pub pattern: Option<GlobSet>,
+    pub pattern: Option<LazySet>,
     /// Whole-command regex.
-    pub regex: Option<Regex>,
+    pub regex: Option<LazyRegex>,
     /// Redirect targets (makes this a redirect rule).
-    pub redirect: Option<GlobSet>,
+    pub redirect: Option<LazySet>,
     /// Which redirections.
     pub redirect_kind: RedirectFilter,
     /// The program's code or input comes from one of these programs.
     pub input_from: Vec<String>,
+}
+
+/// The argument matchers of a rule, compiled on first use.
+#[derive(Debug, Clone, Default)]
+pub struct LazyArgs {
+    patterns: Vec<String>,
+    cell: OnceLock<Option<Vec<GlobMatcher>>>,
+}
+
+impl LazyArgs {
+    pub(crate) fn new(patterns: Vec<String>) -> LazyArgs {
+        LazyArgs {
+            patterns,
+            cell: OnceLock::new(),
+        }
+    }
+    /// The compiled matchers.
+    pub fn get(&self) -> Option<&[GlobMatcher]> {
+        self.cell
+            .get_or_init(|| {
+                self.patterns
+                    .iter()
+                    .map(|p| glob(p).map(|g| g.compile_matcher()))
+                    .collect::<Result<Vec<_>, _>>()
+                    .ok()
+            })
+            .as_deref()
+    }
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
 }
 
 /// Why a rule did or did not match.
@@ -108,12 +197,28 @@ impl Rule {
         self.redirect.is_some()
     }
 
+    /// The outcome for a rule whose patterns could not be compiled: an allow rule
+    /// does not match, any other does.
+    fn broken(&self) -> RuleOutcome {
+        if self.decision == Decision::Allow {
+            RuleOutcome::NotMatched("the rule's patterns could not be compiled".into())
+        } else {
+            RuleOutcome::Matched
+        }
+    }
+
     /// Does the program part match `name`?
     pub fn matches_program(&self, name: &str) -> bool {
         match &self.program {
             ProgramMatcher::Any => true,
             ProgramMatcher::Exact(names) => names.iter().any(|n| n == name),
-            ProgramMatcher::Glob(_, set) => set.is_match(name),
+            ProgramMatcher::Glob(names, set) => {
+                // Most names fail on the literal prefix: no need to compile the set for them.
+                let could = names
+                    .iter()
+                    .any(|g| name.starts_with(g.split(['*', '?', '{', '[']).next().unwrap_or("")));
+                could && set.get().is_some_and(|s| s.is_match(name))
+            }
         }
     }
 
@@ -126,7 +231,12 @@ impl Rule {
             return RuleOutcome::NotMatched(format!("program `{name}`"));
         }
         let args = inv.argv.get(1..).unwrap_or_default();
-        for (i, m) in self.args.iter().enumerate() {
+        // INVARIANT: loading parsed every pattern, so compiling cannot fail; if it
+        // did, the rule would neither allow nor stop deciding (fail closed).
+        let Some(arg_matchers) = self.args.get() else {
+            return self.broken();
+        };
+        for (i, m) in arg_matchers.iter().enumerate() {
             let ok = args
                 .get(i)
                 .and_then(Word::value)
@@ -183,29 +293,47 @@ impl Rule {
                 self.require_flags.join(", ")
             ));
         }
-        if let Some(set) = &self.forbid_args
-            && let Some(bad) = args.iter().find(|w| arg_may_match(w, set, allowing))
-        {
-            return RuleOutcome::NotMatched(format!("argument `{}` is excluded", bad.pattern()));
+        if let Some(lazy) = &self.forbid_args {
+            let Some(set) = lazy.get() else {
+                return self.broken();
+            };
+            if let Some(bad) = args.iter().find(|w| arg_may_match(w, set, allowing)) {
+                return RuleOutcome::NotMatched(format!(
+                    "argument `{}` is excluded",
+                    bad.pattern()
+                ));
+            }
         }
-        if let Some(set) = &self.args_any
-            && !args
+        if let Some(lazy) = &self.args_any {
+            if args.is_empty() {
+                return RuleOutcome::NotMatched("no arguments for `args_any`".into());
+            }
+            let Some(set) = lazy.get() else {
+                return self.broken();
+            };
+            if !args
                 .iter()
                 .any(|w| arg_matches(w, set) || self.glob_may_reach_probe(w))
-        {
-            return RuleOutcome::NotMatched("no argument matches `args_any`".into());
+            {
+                return RuleOutcome::NotMatched("no argument matches `args_any`".into());
+            }
         }
         if self.pattern.is_some() || self.regex.is_some() {
             if allowing && !inv.argv.iter().all(Word::is_static) {
                 return RuleOutcome::NotMatched("a word is not static".into());
             }
             let text = rendered(&inv.argv);
-            if let Some(p) = &self.pattern
+            let pattern = self.pattern.as_ref().map(LazySet::get);
+            let regex = self.regex.as_ref().map(LazyRegex::get);
+            if matches!(pattern, Some(None)) || matches!(regex, Some(None)) {
+                return self.broken();
+            }
+            if let Some(Some(p)) = pattern
                 && !p.is_match(&text)
             {
                 return RuleOutcome::NotMatched("`pattern` does not match".into());
             }
-            if let Some(r) = &self.regex
+            if let Some(Some(r)) = regex
                 && !r.is_match(&text)
             {
                 return RuleOutcome::NotMatched("`regex` does not match".into());
@@ -236,7 +364,7 @@ impl Rule {
 
     /// Does this redirect rule match one redirection?
     pub fn matches_redirect(&self, r: &Redirect) -> bool {
-        let Some(set) = &self.redirect else {
+        let Some(set) = self.redirect.as_ref().and_then(LazySet::get) else {
             return false;
         };
         let wanted = matches!(

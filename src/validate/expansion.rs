@@ -1,9 +1,5 @@
 //! Validators about expansions and the environment.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::{Input, Quote, Step};
 use crate::parse::{Part, Word};
 
@@ -200,10 +196,12 @@ pub(super) fn dangerous_variables(i: &Input<'_>) -> Step {
 
 /// `/proc/<pid>/environ` or `/proc/<pid>/mem` mentioned anywhere.
 pub(super) fn proc_environ(i: &Input<'_>) -> Step {
-    static RE: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r"/proc/[^/\s]*/+(task/[^/\s]*/+)?(environ|mem|cmdline)").ok());
-    let hit = RE.as_ref().is_some_and(|re| re.is_match(i.text))
-        || (i.text.contains("/proc/") && i.text.contains("environ"));
+    // Any mention of /proc together with environ, mem or cmdline (a regex would
+    // cost more to compile than every command costs to check).
+    let hit = i.text.contains("/proc/")
+        && ["environ", "/mem", "cmdline"]
+            .iter()
+            .any(|n| i.text.contains(n));
     if hit {
         return ask("reads a process's environment or memory under `/proc`");
     }
@@ -213,9 +211,7 @@ pub(super) fn proc_environ(i: &Input<'_>) -> Step {
 /// Expansions that execute code or evaluate subscripts: `${x@P}`, `$[ ]`, zsh `=( )`,
 /// arithmetic subscripts, and subscripts handed to builtins that evaluate them.
 pub(super) fn substitution(i: &Input<'_>) -> Step {
-    static PROMPT: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r"\$\{[^}]*@[PEAKa]\}").ok());
-    if PROMPT.as_ref().is_some_and(|re| re.is_match(i.text)) {
+    if has_prompt_transform(i.text) {
         return ask("a `${var@P}`-style transformation can run code held in a variable");
     }
     let bytes = i.text.as_bytes();
@@ -274,6 +270,17 @@ pub(super) fn substitution(i: &Input<'_>) -> Step {
         }
     }
     Step::Passthrough
+}
+
+/// `${name@P}` and the other `@` transformations (`${x@P}`, `${x@E}`, `${x@A}` …).
+fn has_prompt_transform(text: &str) -> bool {
+    text.match_indices("${").any(|(at, _)| {
+        let rest = text.get(at + 2..).unwrap_or("");
+        let inner = rest.split('}').next().unwrap_or("");
+        inner
+            .rsplit_once('@')
+            .is_some_and(|(_, op)| matches!(op, "P" | "E" | "A" | "K" | "a"))
+    })
 }
 
 fn subscript_with_expansion(t: &str) -> bool {
