@@ -523,6 +523,15 @@ impl Decision {
     }
 }
 
+/// Parses every glob (the cheap step); compiling them waits for first use.
+/// Not `strict`: the embedded default, whose patterns the test suite checks.
+fn check_globs(strict: bool, patterns: &[String]) -> Result<(), globset::Error> {
+    if !strict {
+        return Ok(());
+    }
+    patterns.iter().try_for_each(|p| glob(p).map(|_| ()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,13 +541,4 @@ mod tests {
         assert_eq!(strsim_distance("decison", "decision"), 1);
         assert!(did_you_mean("unknown field `decison`, expected one of …").contains("decision"));
     }
-}
-
-/// Parses every glob (the cheap step); compiling them waits for first use.
-/// Not `strict`: the embedded default, whose patterns the test suite checks.
-fn check_globs(strict: bool, patterns: &[String]) -> Result<(), globset::Error> {
-    if !strict {
-        return Ok(());
-    }
-    patterns.iter().try_for_each(|p| glob(p).map(|_| ()))
 }
