@@ -1,0 +1,20 @@
+//! Any text parses (or records why not); a fully modelled script's canonical
+//! rendering re-parses to the same words and is a fixed point.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use shellgate::parse::{Script, parse};
+
+fn words(s: &Script) -> Vec<Vec<String>> {
+    s.commands.iter().map(|c| c.argv.iter().map(|w| w.value().unwrap_or_else(|| w.pattern())).collect()).collect()
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let script = parse(text);
+    if let Some(canonical) = shellgate::canonical::render(text, &script) {
+        let again = parse(&canonical);
+        assert_eq!(words(&script), words(&again), "canonical {canonical:?} of {text:?}");
+        assert_eq!(shellgate::canonical::render(&canonical, &again).as_deref(), Some(canonical.as_str()));
+    }
+});
