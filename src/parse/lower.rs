@@ -896,6 +896,13 @@ impl<'s> Lowerer<'s> {
         let text = self.text(node);
         match node.kind() {
             "word" | "extglob_pattern" | "regex" | "brace_expression" | "test_operator" => {
+                if node.kind() == "word" && unescaped_whitespace(text) {
+                    // tree-sitter put whitespace inside a word: bash splits there.
+                    self.script.issues.push(Issue::Unmodelled {
+                        what: "the parser read unquoted whitespace as part of a word".to_owned(),
+                        span: span(node),
+                    });
+                }
                 word::push_unquoted(out, text);
             }
             "variable_name" | "special_variable_name" | "file_descriptor" => {
@@ -1017,8 +1024,18 @@ impl<'s> Lowerer<'s> {
         }
     }
 
-    fn gap(&self, out: &mut Vec<Atom>, from: usize, to: usize, dquoted: bool) {
+    fn gap(&mut self, out: &mut Vec<Atom>, from: usize, to: usize, dquoted: bool) {
         let text = self.src.get(from..to).unwrap_or("");
+        if !dquoted && unescaped_whitespace(text) {
+            // tree-sitter joined what bash splits (`a⏎\ls` is two commands to bash).
+            self.script.issues.push(Issue::Unmodelled {
+                what: "the parser joined words across unquoted whitespace".to_owned(),
+                span: Span {
+                    start: from,
+                    end: to,
+                },
+            });
+        }
         if dquoted {
             word::push_double_quoted(out, text);
         } else {
@@ -1139,6 +1156,23 @@ impl<'s> Lowerer<'s> {
             }
         }
     }
+}
+
+/// Whitespace in unquoted text that no backslash escapes.
+fn unescaped_whitespace(text: &str) -> bool {
+    let mut escaped = false;
+    for c in text.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            ' ' | '\t' | '\n' => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Appends `next` to `prev` (a word that bash reads as one).
