@@ -241,6 +241,17 @@ impl PolicyArgs {
             .unwrap_or_else(|| PathBuf::from("."))
     }
 
+    /// Loads the layers, or prints every policy error and gives the exit status (78).
+    ///
+    /// # Errors
+    /// The exit code to return when the policy does not load.
+    pub fn load_or_report(&self) -> Result<layers::Loaded, std::process::ExitCode> {
+        self.load().map_err(|e| {
+            eprint!("{}", render_policy_error(&e, self.error_format));
+            std::process::ExitCode::from(super::EXIT_BAD_POLICY)
+        })
+    }
+
     /// Loads and merges the policy layers.
     ///
     /// # Errors
@@ -271,6 +282,21 @@ pub struct CheckArgs {
     /// The command to judge (after `--`); several words are joined with spaces.
     #[arg(trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
+}
+
+/// The command's bytes, or a usage message and exit status 64 when none was given.
+///
+/// # Errors
+/// The exit code to return.
+pub fn required_command(
+    words: &[OsString],
+    subcommand: &str,
+) -> Result<Vec<u8>, std::process::ExitCode> {
+    if words.is_empty() {
+        eprintln!("error: no command given\n\nUsage: shellgate {subcommand} [OPTIONS] -- COMMAND");
+        return Err(std::process::ExitCode::from(super::EXIT_USAGE));
+    }
+    Ok(command_bytes(words))
 }
 
 /// Joins command-line words into one command, keeping the bytes.

@@ -34,13 +34,7 @@ pub fn record(
         "reasons": verdict.reasons,
         "layers": layers.iter().map(|(n, p)| json!({"layer": n, "path": p})).collect::<Vec<_>>(),
     });
-    let mut bytes = serde_json::to_vec(&line)?;
-    bytes.push(b'\n');
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    f.write_all(&bytes)
+    append(path, &line)
 }
 
 /// Appends one execution record.
@@ -63,7 +57,13 @@ pub fn record_run(path: &Path, result: &crate::exec::RunResult) -> std::io::Resu
         "duration_ms": result.duration_ms,
         "artifact": result.output.artifact,
     });
-    let mut bytes = serde_json::to_vec(&line)?;
+    append(path, &line)
+}
+
+/// Appends one JSON line with a single `write` (`O_APPEND`): lines from
+/// concurrent processes never interleave.
+fn append(path: &Path, line: &serde_json::Value) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec(line)?;
     bytes.push(b'\n');
     let mut f = std::fs::OpenOptions::new()
         .create(true)

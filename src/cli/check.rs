@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use serde::Deserialize;
 
-use super::args::{CheckArgs, command_bytes, render_policy_error};
-use super::{EXIT_BAD_INPUT, EXIT_BAD_POLICY, EXIT_USAGE, audit, exit, render};
+use super::args::{CheckArgs, command_bytes};
+use super::{EXIT_BAD_INPUT, EXIT_USAGE, audit, exit, render};
 use crate::{Decision, Verdict, check_bytes};
 
 #[derive(Deserialize)]
@@ -17,12 +17,9 @@ struct BatchLine {
 
 /// Runs `check`.
 pub fn run(args: &CheckArgs) -> ExitCode {
-    let loaded = match args.policy.load() {
+    let loaded = match args.policy.load_or_report() {
         Ok(l) => l,
-        Err(e) => {
-            eprint!("{}", render_policy_error(&e, args.policy.error_format));
-            return ExitCode::from(EXIT_BAD_POLICY);
-        }
+        Err(code) => return code,
     };
     for note in &loaded.notes {
         eprintln!("shellgate: note: {note}");

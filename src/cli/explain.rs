@@ -5,27 +5,23 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use super::args::{ExplainArgs, command_bytes, render_policy_error};
+use super::args::{ExplainArgs, required_command};
+use super::exit;
 use super::render::one_line;
-use super::{EXIT_BAD_POLICY, EXIT_USAGE, exit};
 use crate::parse::{Part, Word};
 use crate::policy::RuleOutcome;
 use crate::validate::Step;
 
 /// Runs `explain`.
 pub fn run(args: &ExplainArgs) -> ExitCode {
-    let loaded = match args.policy.load() {
+    let loaded = match args.policy.load_or_report() {
         Ok(l) => l,
-        Err(e) => {
-            eprint!("{}", render_policy_error(&e, args.policy.error_format));
-            return ExitCode::from(EXIT_BAD_POLICY);
-        }
+        Err(code) => return code,
     };
-    if args.command.is_empty() {
-        eprintln!("error: no command given\n\nUsage: shellgate explain [OPTIONS] -- COMMAND");
-        return ExitCode::from(EXIT_USAGE);
-    }
-    let bytes = command_bytes(&args.command);
+    let bytes = match required_command(&args.command, "explain") {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let (mut verdict, trace) = crate::check_traced(&text, &loaded.policy, true);
     if std::str::from_utf8(&bytes).is_err() {

@@ -132,15 +132,7 @@ fn supervise(id: &str) -> ExitCode {
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());
     let status = match opts {
-        None => JobStatus {
-            exit_code: None,
-            signal: None,
-            timed_out: false,
-            duration_ms: 0,
-            total_bytes: 0,
-            meaning: None,
-            error: Some("unreadable job options".into()),
-        },
+        None => JobStatus::failed("unreadable job options".into()),
         Some(o) => {
             let approved = crate::verdict::Approved::for_job(command);
             match exec::run(&approved, None, &o.to_run(&dir)) {
@@ -153,15 +145,7 @@ fn supervise(id: &str) -> ExitCode {
                     meaning: r.meaning,
                     error: None,
                 },
-                Err(e) => JobStatus {
-                    exit_code: None,
-                    signal: None,
-                    timed_out: false,
-                    duration_ms: 0,
-                    total_bytes: 0,
-                    meaning: None,
-                    error: Some(e.to_string()),
-                },
+                Err(e) => JobStatus::failed(e.to_string()),
             }
         }
     };

@@ -3,18 +3,14 @@
 use std::fmt::Write;
 use std::process::ExitCode;
 
-use super::EXIT_BAD_POLICY;
-use super::args::{PolicyShowArgs, render_policy_error};
+use super::args::PolicyShowArgs;
 use crate::policy::ProgramMatcher;
 
 /// Runs `policy show`.
 pub fn run(args: &PolicyShowArgs) -> ExitCode {
-    let loaded = match args.policy.load() {
+    let loaded = match args.policy.load_or_report() {
         Ok(l) => l,
-        Err(e) => {
-            eprint!("{}", render_policy_error(&e, args.policy.error_format));
-            return ExitCode::from(EXIT_BAD_POLICY);
-        }
+        Err(code) => return code,
     };
     let p = &loaded.policy;
     if args.json {

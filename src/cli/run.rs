@@ -4,10 +4,9 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::args::{RunArgs, command_bytes, render_policy_error};
-use super::{EXIT_BAD_POLICY, EXIT_INTERNAL, EXIT_USAGE, audit, render};
+use super::args::{RunArgs, required_command};
+use super::{EXIT_INTERNAL, audit, render};
 use crate::Decision;
-use crate::exec::sandbox::{Requirement, SandboxSpec};
 use crate::exec::{self, RunOptions};
 use crate::verdict::Approved;
 
@@ -47,18 +46,14 @@ fn prompt(verdict: &crate::Verdict, command: &str) -> Option<Answer> {
 
 /// Runs `run`.
 pub fn run(args: &RunArgs) -> ExitCode {
-    let loaded = match args.policy.load() {
+    let loaded = match args.policy.load_or_report() {
         Ok(l) => l,
-        Err(e) => {
-            eprint!("{}", render_policy_error(&e, args.policy.error_format));
-            return ExitCode::from(EXIT_BAD_POLICY);
-        }
+        Err(code) => return code,
     };
-    if args.command.is_empty() {
-        eprintln!("error: no command given\n\nUsage: shellgate run [OPTIONS] -- COMMAND");
-        return ExitCode::from(EXIT_USAGE);
-    }
-    let bytes = command_bytes(&args.command);
+    let bytes = match required_command(&args.command, "run") {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let verdict = crate::check_bytes(&bytes, &loaded.policy);
     if let Some(path) = &args.policy.audit
@@ -103,41 +98,24 @@ pub fn run(args: &RunArgs) -> ExitCode {
         },
     };
     let workspace = args.policy.workspace();
-    let policy_sandbox = loaded.policy.sandbox.as_ref();
-    let requirement = if args.no_sandbox {
-        Requirement::Off
-    } else if args.require_sandbox || policy_sandbox.is_some_and(|s| s.require) {
-        Requirement::Full
-    } else {
-        Requirement::Some
-    };
-    let opts = RunOptions {
-        cwd: workspace.clone(),
-        timeout: args
-            .timeout
-            .filter(|t| *t > 0.0)
-            .map(Duration::from_secs_f64),
-        grace: Duration::from_secs(2),
-        pty: args.pty,
-        separate_streams: args.separate_streams,
-        window: args.window.max(64),
-        spill_dir: std::env::temp_dir(),
-        sandbox: SandboxSpec::for_workspace(&workspace, policy_sandbox),
-        requirement,
-        artifact: None,
-        pgid_file: None,
-    };
+    let mut opts = RunOptions::for_workspace(
+        &workspace,
+        loaded.policy.sandbox.as_ref(),
+        args.no_sandbox,
+        args.require_sandbox,
+    );
+    opts.timeout = args
+        .timeout
+        .filter(|t| *t > 0.0)
+        .map(Duration::from_secs_f64);
+    opts.pty = args.pty;
+    opts.separate_streams = args.separate_streams;
+    opts.window = args.window.max(64);
     if args.background {
         return super::jobs::start(&approved, &opts, args.json);
     }
-    let program = verdict
-        .commands
-        .iter()
-        .rev()
-        .find(|c| c.via.is_none())
-        .and_then(|c| c.argv.first())
-        .map(String::as_str);
-    match exec::run(&approved, program, &opts) {
+    let program = RunOptions::reported_program(&verdict);
+    match exec::run(&approved, program.as_deref(), &opts) {
         Ok(result) => {
             if let Some(path) = &args.policy.audit {
                 let _ = audit::record_run(path, &result);

@@ -2,24 +2,20 @@
 
 use std::process::ExitCode;
 
-use super::args::{ExplainArgs, command_bytes, render_policy_error};
-use super::{EXIT_BAD_POLICY, EXIT_USAGE};
+use super::args::{ExplainArgs, required_command};
 use crate::Decision;
 
 /// Runs `suggest`: prints the rule and exits 0, or says why there is none and exits 1.
 pub fn run(args: &ExplainArgs) -> ExitCode {
-    let loaded = match args.policy.load() {
+    let loaded = match args.policy.load_or_report() {
         Ok(l) => l,
-        Err(e) => {
-            eprint!("{}", render_policy_error(&e, args.policy.error_format));
-            return ExitCode::from(EXIT_BAD_POLICY);
-        }
+        Err(code) => return code,
     };
-    if args.command.is_empty() {
-        eprintln!("error: no command given\n\nUsage: shellgate suggest [OPTIONS] -- COMMAND");
-        return ExitCode::from(EXIT_USAGE);
-    }
-    let verdict = crate::check_bytes(&command_bytes(&args.command), &loaded.policy);
+    let bytes = match required_command(&args.command, "suggest") {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let verdict = crate::check_bytes(&bytes, &loaded.policy);
     match (&verdict.suggestion, verdict.decision) {
         (_, Decision::Allow) => {
             println!("# already allowed ({})", verdict.rules.join(", "));

@@ -66,6 +66,21 @@ pub struct JobStatus {
     pub error: Option<String>,
 }
 
+impl JobStatus {
+    /// A job that could not run.
+    pub fn failed(error: String) -> JobStatus {
+        JobStatus {
+            exit_code: None,
+            signal: None,
+            timed_out: false,
+            duration_ms: 0,
+            total_bytes: 0,
+            meaning: None,
+            error: Some(error),
+        }
+    }
+}
+
 impl JobOptions {
     /// From run options.
     pub fn from_run(o: &RunOptions) -> JobOptions {

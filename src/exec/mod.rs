@@ -75,6 +75,49 @@ pub struct RunOptions {
     pub pgid_file: Option<PathBuf>,
 }
 
+impl RunOptions {
+    /// The usual options for a workspace: its sandbox from the policy's
+    /// `[sandbox]` table, output spilled to the temp dir, a 2 s grace period.
+    pub fn for_workspace(
+        workspace: &std::path::Path,
+        policy: Option<&crate::policy::Sandbox>,
+        no_sandbox: bool,
+        require: bool,
+    ) -> RunOptions {
+        let requirement = if no_sandbox {
+            Requirement::Off
+        } else if require || policy.is_some_and(|s| s.require) {
+            Requirement::Full
+        } else {
+            Requirement::Some
+        };
+        RunOptions {
+            cwd: workspace.to_path_buf(),
+            timeout: None,
+            grace: Duration::from_secs(2),
+            pty: false,
+            separate_streams: false,
+            window: crate::sink::DEFAULT_WINDOW,
+            spill_dir: std::env::temp_dir(),
+            sandbox: SandboxSpec::for_workspace(workspace, policy),
+            requirement,
+            artifact: None,
+            pgid_file: None,
+        }
+    }
+
+    /// The program whose exit status the command reports (its last top-level program).
+    pub fn reported_program(verdict: &crate::Verdict) -> Option<String> {
+        verdict
+            .commands
+            .iter()
+            .rev()
+            .find(|c| c.via.is_none())
+            .and_then(|c| c.argv.first())
+            .cloned()
+    }
+}
+
 /// What happened.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunResult {

@@ -24,7 +24,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::Decision;
 use crate::cli::args::PolicyArgs;
-use crate::exec::sandbox::{Requirement, SandboxSpec};
 use crate::exec::{self, RunOptions};
 
 /// Arguments of the `bash` tool.
@@ -151,28 +150,16 @@ impl Gate {
             return Ok(CallToolResult::error(text(reason)));
         };
         let workspace = policy.workspace();
-        let sandbox = loaded.policy.sandbox.as_ref();
-        let opts = RunOptions {
-            cwd: workspace.clone(),
-            timeout: Some(Duration::from_secs_f64(
-                args.timeout.filter(|t| *t > 0.0).unwrap_or(120.0),
-            )),
-            grace: Duration::from_secs(2),
-            pty: args.pty.unwrap_or(false),
-            separate_streams: false,
-            window: crate::sink::DEFAULT_WINDOW,
-            spill_dir: std::env::temp_dir(),
-            sandbox: SandboxSpec::for_workspace(&workspace, sandbox),
-            requirement: if self.no_sandbox {
-                Requirement::Off
-            } else if sandbox.is_some_and(|s| s.require) {
-                Requirement::Full
-            } else {
-                Requirement::Some
-            },
-            artifact: None,
-            pgid_file: None,
-        };
+        let mut opts = RunOptions::for_workspace(
+            &workspace,
+            loaded.policy.sandbox.as_ref(),
+            self.no_sandbox,
+            false,
+        );
+        opts.timeout = Some(Duration::from_secs_f64(
+            args.timeout.filter(|t| *t > 0.0).unwrap_or(120.0),
+        ));
+        opts.pty = args.pty.unwrap_or(false);
         if args.background.unwrap_or(false) {
             return Ok(match exec::jobs::create(approved.command(), &opts) {
                 Ok((id, _)) => match spawn_supervisor(&id) {
@@ -182,13 +169,7 @@ impl Gate {
                 Err(e) => CallToolResult::error(text(format!("cannot create the job: {e}"))),
             });
         }
-        let program = verdict
-            .commands
-            .iter()
-            .rev()
-            .find(|c| c.via.is_none())
-            .and_then(|c| c.argv.first())
-            .cloned();
+        let program = RunOptions::reported_program(&verdict);
         let result =
             tokio::task::spawn_blocking(move || exec::run(&approved, program.as_deref(), &opts))
                 .await;

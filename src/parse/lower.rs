@@ -540,18 +540,7 @@ impl<'s> Lowerer<'s> {
             }
             last_word_end = (added > 0).then(|| child.end_byte());
         }
-        if let Some(slot) = self.script.commands.get_mut(idx) {
-            *slot = SimpleCommand {
-                assignments,
-                argv,
-                redirects,
-                context: f.ctx,
-                pipeline: f.pipeline,
-                parent: f.parent,
-                depth: f.depth,
-                span: at,
-            };
-        }
+        self.fill(idx, assignments, argv, redirects, f, at);
     }
 
     /// A command that is one brace expansion (`{rm,-rf,/}`), from its plain text.
@@ -575,11 +564,24 @@ impl<'s> Lowerer<'s> {
                 from_brace: true,
             }],
         };
+        self.fill(idx, Vec::new(), argv, f.redirects.clone(), f, at);
+    }
+
+    /// Fills a reserved slot with a finished command reached the way `f` says.
+    fn fill(
+        &mut self,
+        idx: usize,
+        assignments: Vec<Assignment>,
+        argv: Vec<Word>,
+        redirects: Vec<Redirect>,
+        f: &Frame<'_>,
+        at: Span,
+    ) {
         if let Some(slot) = self.script.commands.get_mut(idx) {
             *slot = SimpleCommand {
-                assignments: Vec::new(),
+                assignments,
                 argv,
-                redirects: f.redirects.clone(),
+                redirects,
                 context: f.ctx,
                 pipeline: f.pipeline,
                 parent: f.parent,
@@ -600,18 +602,14 @@ impl<'s> Lowerer<'s> {
             .into_iter()
             .map(|n| self.assignment(n, idx, f))
             .collect();
-        if let Some(slot) = self.script.commands.get_mut(idx) {
-            *slot = SimpleCommand {
-                assignments,
-                argv: Vec::new(),
-                redirects: f.redirects.clone(),
-                context: f.ctx,
-                pipeline: f.pipeline,
-                parent: f.parent,
-                depth: f.depth,
-                span: span(node),
-            };
-        }
+        self.fill(
+            idx,
+            assignments,
+            Vec::new(),
+            f.redirects.clone(),
+            f,
+            span(node),
+        );
     }
 
     fn assignment(&mut self, node: Node<'_>, idx: usize, f: &Frame<'_>) -> Assignment {
@@ -655,18 +653,7 @@ impl<'s> Lowerer<'s> {
             }
             argv.extend(self.words(child, idx, f));
         }
-        if let Some(slot) = self.script.commands.get_mut(idx) {
-            *slot = SimpleCommand {
-                assignments: Vec::new(),
-                argv,
-                redirects: f.redirects.clone(),
-                context: f.ctx,
-                pipeline: f.pipeline,
-                parent: f.parent,
-                depth: f.depth,
-                span: span(node),
-            };
-        }
+        self.fill(idx, Vec::new(), argv, f.redirects.clone(), f, span(node));
     }
 
     /// `[[ … ]]` and `[ … ]` parsed as a test: a command named by its bracket.
@@ -688,34 +675,13 @@ impl<'s> Lowerer<'s> {
             self.nested(child, Some(idx), f);
         }
         let close = if open == "[" { "]" } else { "]]" };
-        if let Some(slot) = self.script.commands.get_mut(idx) {
-            *slot = SimpleCommand {
-                assignments: Vec::new(),
-                argv: vec![
-                    // Synthetic words: an empty span says they are not in the source.
-                    Word::literal(
-                        &open,
-                        Span {
-                            start: node.start_byte(),
-                            end: node.start_byte(),
-                        },
-                    ),
-                    Word::literal(
-                        close,
-                        Span {
-                            start: node.start_byte(),
-                            end: node.start_byte(),
-                        },
-                    ),
-                ],
-                redirects,
-                context: f.ctx,
-                pipeline: f.pipeline,
-                parent: f.parent,
-                depth: f.depth,
-                span: span(node),
-            };
-        }
+        // Synthetic words: an empty span says they are not in the source.
+        let at = Span {
+            start: node.start_byte(),
+            end: node.start_byte(),
+        };
+        let argv = vec![Word::literal(&open, at), Word::literal(close, at)];
+        self.fill(idx, Vec::new(), argv, redirects, f, span(node));
     }
 
     fn redirect(
