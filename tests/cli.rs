@@ -171,9 +171,17 @@ fn pathological_inputs_never_allow() {
         "{{\"id\":\"and\",\"command\":\"{}ls\"}}\n",
         "ls && ".repeat(50_000)
     );
-    let out = batch(format!("{huge}{nested}{nul}{semis}{ands}").as_bytes());
+    let braces = format!(
+        "{{\"id\":\"brace\",\"command\":\"echo {}\"}}\n",
+        "{a,b}".repeat(5000)
+    );
+    let heredoc = format!(
+        "{{\"id\":\"heredoc\",\"command\":\"cat <<EOF\\n{}EOF\"}}\n",
+        "x\\n".repeat(1_000_000)
+    );
+    let out = batch(format!("{huge}{nested}{nul}{semis}{ands}{braces}{heredoc}").as_bytes());
     let v = lines(&out);
-    assert_eq!(v.len(), 5);
+    assert_eq!(v.len(), 7);
     for line in &v {
         assert_ne!(line["decision"], "allow", "{}", line["id"]);
     }

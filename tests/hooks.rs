@@ -113,8 +113,19 @@ fn malformed_or_empty_input_is_denied() {
             );
         }
     }
-    let v = json_out(&hook("gemini", b"{oops", &[]));
-    assert_eq!(v["decision"], "deny");
+    for input in [
+        &b""[..],
+        b"{oops",
+        br#"{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{}}"#,
+    ] {
+        let v = json_out(&hook("gemini", input, &[]));
+        assert_eq!(
+            v["decision"],
+            "deny",
+            "{:?}",
+            String::from_utf8_lossy(input)
+        );
+    }
     let v = json_out(&hook("json", b"", &[]));
     assert_eq!(v["decision"], "deny");
 }
