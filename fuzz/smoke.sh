@@ -6,5 +6,12 @@ cd "$(dirname "$0")"
 python3 seed.py
 for t in parse check strip policy_load sink; do
   echo "== fuzz $t"
-  cargo fuzz run -s "${SANITIZER:-none}" "$t" "corpus/$t" -- -max_total_time="${SECONDS_EACH:-30}" -rss_limit_mb=2048 -max_len=65536 2>&1 | tail -n 4
+  log=$(mktemp)
+  if ! cargo fuzz run -s "${SANITIZER:-none}" "$t" "corpus/$t" -- -max_total_time="${SECONDS_EACH:-30}" -rss_limit_mb=2048 -max_len=65536 > "$log" 2>&1; then
+    grep -v -e '^#' "$log" | tail -n 60
+    exit 1
+  fi
+  grep -E '^#[0-9]+ +(DONE|pulse)' "$log" | tail -n 1
+  grep -E '^Done ' "$log" | tail -n 1
+  rm -f "$log"
 done

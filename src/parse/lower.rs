@@ -495,8 +495,11 @@ impl<'s> Lowerer<'s> {
                 continue;
             }
             // tree-sitter splits `r\⏎m` in two; bash reads one word `rm`.
-            let joined = last_word_end
-                .is_some_and(|end| self.src.get(end..child.start_byte()) == Some("\\\n"));
+            // Words with nothing between them are one word to bash (tree-sitter
+            // sometimes splits them, e.g. after `$'…'`).
+            let joined = last_word_end.is_some_and(|end| {
+                matches!(self.src.get(end..child.start_byte()), Some("\\\n" | ""))
+            });
             let before = argv.len();
             match child.kind() {
                 "variable_assignment" if argv.is_empty() => {

@@ -28,6 +28,7 @@ parses! {
     backslashes: "\\r\\m x" => [["rm", "x"]];
     ansi_c_hex: "$'\\x72m' x" => [["rm", "x"]];
     ansi_c_newline: "echo $'a\\nb'" => [["echo", "a\nb"]];
+    ansi_c_adjacent: "$'\\162\\$'\\1- ~" => [["r\\$1-", "~"]];
     line_continuation_word: "r\\\nm -rf /" => [["rm", "-rf", "/"]];
     line_continuation_between: "cargo build \\\n --release" => [["cargo", "build", "--release"]];
     list_and_pipeline: "a && b | c; d" => [["a"], ["b"], ["c"], ["d"]];
