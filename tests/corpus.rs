@@ -100,17 +100,7 @@ fn canonical_reparses(command: &str) -> Result<(), Failed> {
     let Some(canonical) = shellgate::canonical::render(command, &script) else {
         return Ok(()); // incomplete IR: the raw command is never run
     };
-    let words = |s: &shellgate::parse::Script| -> Vec<Vec<String>> {
-        s.commands
-            .iter()
-            .map(|c| {
-                c.argv
-                    .iter()
-                    .map(|w| w.value().unwrap_or_else(|| w.pattern()))
-                    .collect()
-            })
-            .collect()
-    };
+    let words = shellgate::parse::Script::word_signature;
     let again = shellgate::parse::parse(&canonical);
     if words(&again) != words(&script) || !again.is_complete() {
         return Err(format!(

@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 use shellgate::parse::{Script, parse};
 
 fn words(s: &Script) -> Vec<Vec<String>> {
-    s.commands.iter().map(|c| c.argv.iter().map(|w| w.value().unwrap_or_else(|| w.pattern())).collect()).collect()
+    s.word_signature()
 }
 
 fuzz_target!(|data: &[u8]| {

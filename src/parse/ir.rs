@@ -400,4 +400,27 @@ impl Script {
     pub fn is_complete(&self) -> bool {
         self.issues.is_empty()
     }
+
+    /// Every command's words as the canonical-rendering property compares them:
+    /// static words by value, dynamic words by the kinds of their parts (the
+    /// source text inside a substitution changes when its own words are re-quoted).
+    pub fn word_signature(&self) -> Vec<Vec<String>> {
+        let word = |w: &Word| {
+            w.value().unwrap_or_else(|| {
+                w.parts
+                    .iter()
+                    .map(|p| match p {
+                        Part::Literal(t) | Part::Glob(t) | Part::Tilde(t) => t.clone(),
+                        Part::Param(_) => "<param>".into(),
+                        Part::Substitution(_) => "<subst>".into(),
+                        Part::Arithmetic(_) => "<arith>".into(),
+                    })
+                    .collect()
+            })
+        };
+        self.commands
+            .iter()
+            .map(|c| c.argv.iter().map(word).collect())
+            .collect()
+    }
 }
