@@ -66,12 +66,35 @@ fn push_edit(text: &str, group: &[&Word], edits: &mut Vec<(Span, String)>) {
     let Some(values) = values else { return };
     let rendered = values
         .iter()
-        .map(|v| shell_words::quote(v).into_owned())
+        .map(|v| quote(v))
         .collect::<Vec<_>>()
         .join(" ");
     if rendered != raw {
         edits.push((span, rendered));
     }
+}
+
+/// Quotes a value so that bash reads it back exactly: shell-words' single
+/// quotes, or `$'…'` when it holds control characters (a raw CR or newline is
+/// whitespace to a parser).
+pub fn quote(v: &str) -> String {
+    if !v.chars().any(char::is_control) {
+        return shell_words::quote(v).into_owned();
+    }
+    let mut out = String::from("$'");
+    for c in v.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", u32::from(c) & 0xff)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 #[cfg(test)]
@@ -89,6 +112,12 @@ mod tests {
         assert_eq!(canon("echo {a,b}.rs && ls"), "echo a.rs b.rs && ls");
         assert_eq!(canon("echo \"$(ls x)\" > out"), "echo \"$(ls x)\" > out");
         assert_eq!(canon("[[ -f x ]] && echo 'y'"), "[[ -f x ]] && echo y");
+    }
+
+    #[test]
+    fn control_characters_use_ansi_c_quoting() {
+        assert_eq!(canon("$'\\r'7m x"), "$'\\r7m' x");
+        assert_eq!(canon("echo $'a\\nb'"), "echo $'a\\nb'");
     }
 
     #[test]
