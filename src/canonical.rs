@@ -74,12 +74,21 @@ fn push_edit(text: &str, group: &[&Word], edits: &mut Vec<(Span, String)>) {
     }
 }
 
-/// Quotes a value so that bash reads it back exactly: shell-words' single
-/// quotes, or `$'…'` when it holds control characters (a raw CR or newline is
+/// Quotes a value so that bash reads it back exactly: bare when every
+/// character is plainly literal, else single quotes, or `$'…'` when it holds
+/// control characters (a raw CR or newline is
 /// whitespace to a parser).
 pub fn quote(v: &str) -> String {
+    let plain = |c: char| {
+        c.is_ascii_alphanumeric()
+            || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
+    };
+    if !v.is_empty() && v.chars().all(plain) {
+        return v.to_owned();
+    }
     if !v.chars().any(char::is_control) {
-        return shell_words::quote(v).into_owned();
+        // Everything else in single quotes: `{`, `~`, `#`, `!` … are never special there.
+        return format!("'{}'", v.replace('\'', "'\\''"));
     }
     let mut out = String::from("$'");
     for c in v.chars() {
@@ -118,6 +127,7 @@ mod tests {
     fn control_characters_use_ansi_c_quoting() {
         assert_eq!(canon("$'\\r'7m x"), "$'\\r7m' x");
         assert_eq!(canon("echo $'a\\nb'"), "echo $'a\\nb'");
+        assert_eq!(canon("\"\"{pwd x"), "'{pwd' x");
     }
 
     #[test]
