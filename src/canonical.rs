@@ -43,7 +43,11 @@ pub fn render(text: &str, script: &Script) -> Option<String> {
         pos = span.end;
     }
     out.push_str(text.get(pos..)?);
-    Some(out)
+    // INVARIANT: a canonical form is only ever one that parses back to the
+    // same words; where tree-sitter would read the rendering differently,
+    // there is none (and the command runs as it was given and judged).
+    let again = crate::parse::parse(&out);
+    (again.is_complete() && again.word_signature() == script.word_signature()).then_some(out)
 }
 
 fn push_edit(text: &str, group: &[&Word], edits: &mut Vec<(Span, String)>) {
@@ -80,8 +84,7 @@ fn push_edit(text: &str, group: &[&Word], edits: &mut Vec<(Span, String)>) {
 /// whitespace to a parser).
 pub fn quote(v: &str) -> String {
     let plain = |c: char| {
-        c.is_ascii_alphanumeric()
-            || matches!(c, '_' | '@' | '%' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
+        c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
     };
     if !v.is_empty() && v.chars().all(plain) {
         return v.to_owned();
