@@ -9,9 +9,10 @@ run() { # name, json line
   local f; f=$(mktemp); printf '%s\n' "$2" > "$f"
   local s e d out
   out=$(mktemp)
-  s=$(date +%s%N); "$bin" check --batch < "$f" > "$out"; e=$(date +%s%N)
+  s=$(date +%s%N); /usr/bin/time -f "%M" -o "$out.rss" "$bin" check --batch < "$f" > "$out"; e=$(date +%s%N)
   d=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["decision"])' "$out")
-  printf '%-28s %-5s %8.1f ms\n' "$1" "$d" "$(awk -v n=$(( e - s )) 'BEGIN {print n / 1e6}')"
+  printf '%-28s %-5s %8.1f ms %8s KiB peak\n' "$1" "$d" "$(awk -v n=$(( e - s )) 'BEGIN {print n / 1e6}')" "$(cat "$out.rss")"
+  rm -f "$out.rss"
   rm -f "$f" "$out"
 }
 py() { python3 -c "import json; print(json.dumps({'id': 'x', 'command': $1}))"; }

@@ -1,5 +1,5 @@
-//! Any text parses (or records why not); a fully modelled script's canonical
-//! rendering re-parses to the same words and is a fixed point.
+//! Any text parses (or records why not); a canonical rendering, when there
+//! is one, re-parses to the same words (what runs is what was judged).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -15,6 +15,5 @@ fuzz_target!(|data: &[u8]| {
     if let Some(canonical) = shellgate::canonical::render(text, &script) {
         let again = parse(&canonical);
         assert_eq!(words(&script), words(&again), "canonical {canonical:?} of {text:?}");
-        assert_eq!(shellgate::canonical::render(&canonical, &again).as_deref(), Some(canonical.as_str()));
     }
 });
