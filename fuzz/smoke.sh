@@ -11,7 +11,7 @@ for t in parse check strip policy_load sink; do
     grep -v -e '^#' "$log" | tail -n 60
     exit 1
   fi
-  grep -E '^#[0-9]+ +(DONE|pulse)' "$log" | tail -n 1
-  grep -E '^Done ' "$log" | tail -n 1
+  grep -E '^#[0-9]+[[:space:]]+(DONE|pulse)' "$log" | tail -n 1 || true
+  grep -E '^Done ' "$log" | tail -n 1 || true
   rm -f "$log"
 done
