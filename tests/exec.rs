@@ -33,6 +33,7 @@ fn scratch(tag: &str) -> PathBuf {
 fn run(policy: &str, cwd: &Path, extra: &[&str], cmd: &str) -> (Output, serde_json::Value) {
     let out = Command::new(env!("CARGO_BIN_EXE_shellgate"))
         .env("XDG_CONFIG_HOME", "/nonexistent-shellgate-test")
+        .env("TMPDIR", private_tmp(cwd))
         .args([
             "run",
             "--json",
@@ -48,6 +49,14 @@ fn run(policy: &str, cwd: &Path, extra: &[&str], cmd: &str) -> (Output, serde_js
         .expect("runs");
     let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
     (out, v)
+}
+
+/// A temp dir inside the workspace: the sandbox's `{tmp}` root then covers no
+/// scratch directory, wherever the checkout and the system temp dir are.
+fn private_tmp(ws: &Path) -> PathBuf {
+    let t = ws.join(".tmp");
+    std::fs::create_dir_all(&t).unwrap();
+    t
 }
 
 /// Checks landlock is there; returns false (after saying so loudly) only when allowed to skip.
@@ -115,6 +124,7 @@ fn credential_directories_are_not_readable() {
     let out = Command::new(env!("CARGO_BIN_EXE_shellgate"))
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", "/nonexistent-shellgate-test")
+        .env("TMPDIR", private_tmp(&ws))
         .args([
             "run",
             "--json",
