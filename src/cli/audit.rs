@@ -20,12 +20,7 @@ pub fn record(
     verdict: &Verdict,
     layers: &[(String, String)],
 ) -> std::io::Result<()> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
     let line = json!({
-        "time": now,
         "event": "decision",
         "command": command,
         "decision": verdict.decision,
@@ -42,12 +37,7 @@ pub fn record(
 /// # Errors
 /// The I/O error.
 pub fn record_run(path: &Path, result: &crate::exec::RunResult) -> std::io::Result<()> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
     let line = json!({
-        "time": now,
         "event": "execution",
         "canonical": result.command,
         "sandbox": result.sandbox,
@@ -63,7 +53,15 @@ pub fn record_run(path: &Path, result: &crate::exec::RunResult) -> std::io::Resu
 /// Appends one JSON line with a single `write` (`O_APPEND`): lines from
 /// concurrent processes never interleave.
 fn append(path: &Path, line: &serde_json::Value) -> std::io::Result<()> {
-    let mut bytes = serde_json::to_vec(line)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    let mut line = line.clone();
+    if let Some(fields) = line.as_object_mut() {
+        fields.insert("time".into(), json!(now));
+    }
+    let mut bytes = serde_json::to_vec(&line)?;
     bytes.push(b'\n');
     let mut f = std::fs::OpenOptions::new()
         .create(true)

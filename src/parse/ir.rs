@@ -106,15 +106,7 @@ impl Word {
                 | Part::Param(s)
                 | Part::Substitution(s)
                 | Part::Arithmetic(s) => {
-                    for c in s.chars() {
-                        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
-                            out.push('[');
-                            out.push(c);
-                            out.push(']');
-                        } else {
-                            out.push(c);
-                        }
-                    }
+                    push_literal_glob(&mut out, s);
                 }
             }
         }
@@ -133,21 +125,26 @@ impl Word {
         for part in &self.parts {
             match part {
                 Part::Literal(s) => {
-                    for c in s.chars() {
-                        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
-                            out.push('[');
-                            out.push(c);
-                            out.push(']');
-                        } else {
-                            out.push(c);
-                        }
-                    }
+                    push_literal_glob(&mut out, s);
                 }
                 Part::Glob(s) => out.push_str(s),
                 _ => return None,
             }
         }
         Some(out)
+    }
+}
+
+/// Appends `s` to a glob so that it matches only itself (glob characters in brackets).
+fn push_literal_glob(out: &mut String, s: &str) {
+    for c in s.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('[');
+            out.push(c);
+            out.push(']');
+        } else {
+            out.push(c);
+        }
     }
 }
 
