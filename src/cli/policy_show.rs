@@ -71,6 +71,7 @@ pub fn run(args: &PolicyShowArgs) -> ExitCode {
 fn program(p: &ProgramMatcher) -> Option<Vec<String>> {
     match p {
         ProgramMatcher::Any => None,
-        ProgramMatcher::Exact(v) | ProgramMatcher::Glob(v, _) => Some(v.clone()),
+        ProgramMatcher::Exact(v) => Some(v.clone()),
+        ProgramMatcher::Glob(g) => Some(g.patterns().to_vec()),
     }
 }

@@ -7,8 +7,9 @@ use miette::{NamedSource, SourceSpan};
 use toml::Spanned;
 
 use super::error::PolicyError;
+use super::glob::{Globs, glob};
 use super::raw::{RawPolicy, RawRule, RawTest};
-use super::rule::{LazyArgs, LazyRegex, LazySet, ProgramMatcher, Rule, glob};
+use super::rule::{LazyRegex, ProgramMatcher, Rule};
 use super::{Decision, Policy, PolicyTest};
 
 fn span_of<T>(s: &Spanned<T>) -> SourceSpan {
@@ -334,7 +335,7 @@ fn compile_rule(
             let names = c.get_ref().clone().into_vec();
             if names.iter().any(|n| n.contains(['*', '?', '{'])) {
                 match check_globs(strict, &names) {
-                    Ok(()) => ProgramMatcher::Glob(names.clone(), LazySet::new(names)),
+                    Ok(()) => ProgramMatcher::Glob(Globs::new(names)),
                     Err(e) => {
                         errors.push(invalid(
                             "command",
@@ -390,7 +391,7 @@ fn compile_rule(
     let mut set_of = |field: &'static str, v: &Option<Spanned<Vec<String>>>| {
         v.as_ref()
             .and_then(|v| match check_globs(strict, v.get_ref()) {
-                Ok(()) => Some(LazySet::new(v.get_ref().clone())),
+                Ok(()) => Some(Globs::new(v.get_ref().clone())),
                 Err(e) => {
                     errors.push(invalid(
                         field,
@@ -407,7 +408,7 @@ fn compile_rule(
     let redirect = set_of("redirect", &raw.redirect);
     let pattern = raw.pattern.as_ref().and_then(|p| {
         match check_globs(strict, &p.get_ref().clone().into_vec()) {
-            Ok(()) => Some(LazySet::new(p.get_ref().clone().into_vec())),
+            Ok(()) => Some(Globs::new(p.get_ref().clone().into_vec())),
             Err(e) => {
                 errors.push(invalid(
                     "pattern",
@@ -483,7 +484,7 @@ fn compile_rule(
         reason: raw.reason.clone().unwrap_or_default(),
         layer: layer.to_owned(),
         program,
-        args: LazyArgs::new(args),
+        args: args.into_iter().map(|a| Globs::new(vec![a])).collect(),
         args_text,
         args_any,
         forbid_args,

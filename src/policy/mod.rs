@@ -10,16 +10,19 @@
 )]
 
 mod error;
+mod glob;
 pub mod layers;
 mod load;
 mod raw;
 mod rule;
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
 pub use error::PolicyError;
+pub use glob::Globs;
 pub use load::{Examples, load_file, load_str, load_str_with};
 pub use raw::{Extends, RawSandbox as Sandbox, RedirectFilter};
 pub use rule::{ProgramMatcher, Rule, RuleOutcome, rendered};
@@ -42,8 +45,14 @@ pub enum Decision {
 /// The embedded default policy's text.
 pub const DEFAULT_POLICY: &str = include_str!("../../policies/default.toml");
 
+/// The same policy, compiled: what loading `DEFAULT_POLICY` gives, as JSON
+/// (`SHELLGATE_BLESS=1 cargo test --lib compiled_default` writes it; the test
+/// fails when it is stale). Reading it costs a fraction of parsing the TOML,
+/// which matters to a hook that starts a process per command.
+const DEFAULT_COMPILED: &str = include_str!("default.compiled.json");
+
 /// A whole-policy example: `[[test]]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyTest {
     /// The command.
     pub command: String,
@@ -55,14 +64,23 @@ pub struct PolicyTest {
     pub span: Option<(usize, usize)>,
 }
 
-/// A compiled, possibly merged, policy.
-#[derive(Debug, Clone)]
-pub struct Policy {
-    /// Every rule, in load order.
-    pub rules: Vec<Rule>,
+/// Rule numbers by what they look at, built on first use.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Index {
     by_program: HashMap<String, Vec<usize>>,
     general: Vec<usize>,
     redirect_rules: Vec<usize>,
+}
+
+/// A compiled, possibly merged, policy. (De)serialized only for the
+/// precompiled embedded default.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Policy {
+    /// Every rule, in load order.
+    pub rules: Vec<Rule>,
+    /// Built from `rules` on first use (a layer that is only merged never needs one).
+    #[serde(skip)]
+    index: OnceLock<Index>,
     /// Decision when no rule matches.
     pub default: Decision,
     /// Extra safe environment names.
@@ -106,11 +124,9 @@ impl Policy {
         tests: Vec<PolicyTest>,
         sandbox: Option<Sandbox>,
     ) -> Policy {
-        let mut p = Policy {
+        Policy {
             rules,
-            by_program: HashMap::new(),
-            general: Vec::new(),
-            redirect_rules: Vec::new(),
+            index: OnceLock::new(),
             default: default.unwrap_or(Decision::Ask),
             safe_env,
             tests,
@@ -121,29 +137,28 @@ impl Policy {
             extends: None,
             interactive: None,
             redirect_default: None,
-        };
-        p.index();
-        p
+        }
     }
 
-    fn index(&mut self) {
-        self.by_program.clear();
-        self.general.clear();
-        self.redirect_rules.clear();
-        for (i, r) in self.rules.iter().enumerate() {
-            if r.is_redirect_rule() {
-                self.redirect_rules.push(i);
-                continue;
-            }
-            match &r.program {
-                ProgramMatcher::Exact(names) => {
-                    for n in names {
-                        self.by_program.entry(n.clone()).or_default().push(i);
-                    }
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let mut index = Index::default();
+            for (i, r) in self.rules.iter().enumerate() {
+                if r.is_redirect_rule() {
+                    index.redirect_rules.push(i);
+                    continue;
                 }
-                ProgramMatcher::Any | ProgramMatcher::Glob(..) => self.general.push(i),
+                match &r.program {
+                    ProgramMatcher::Exact(names) => {
+                        for n in names {
+                            index.by_program.entry(n.clone()).or_default().push(i);
+                        }
+                    }
+                    ProgramMatcher::Any | ProgramMatcher::Glob(..) => index.general.push(i),
+                }
             }
-        }
+            index
+        })
     }
 
     /// A policy with no rules whose default is ask.
@@ -156,6 +171,14 @@ impl Policy {
     /// # Errors
     /// Only if the embedded file is broken (a test guards against that).
     pub fn embedded() -> Result<Policy, PolicyError> {
+        if let Ok(p) = serde_json::from_str::<Policy>(DEFAULT_COMPILED) {
+            return Ok(p);
+        }
+        Policy::embedded_from_toml()
+    }
+
+    /// The embedded default policy, read from its TOML.
+    fn embedded_from_toml() -> Result<Policy, PolicyError> {
         load_str_with(
             DEFAULT_POLICY,
             "policies/default.toml",
@@ -189,19 +212,19 @@ impl Policy {
                 out.redirect_default = Some(out.redirect_default.map_or(d, |o| o.max(d)));
             }
         }
-        out.index();
         out
     }
 
     fn candidates(&self, program: &str) -> impl Iterator<Item = (usize, &Rule)> {
-        let exact = self
+        let index = self.index();
+        let exact = index
             .by_program
             .get(program)
             .map(Vec::as_slice)
             .unwrap_or_default();
         exact
             .iter()
-            .chain(self.general.iter())
+            .chain(index.general.iter())
             .filter_map(|&i| self.rules.get(i).map(|r| (i, r)))
     }
 
@@ -356,7 +379,7 @@ impl Policy {
             return (Decision::Allow, None, String::new());
         }
         let mut best: Option<&Rule> = None;
-        for &i in &self.redirect_rules {
+        for &i in &self.index().redirect_rules {
             let Some(rule) = self.rules.get(i) else {
                 continue;
             };
@@ -469,6 +492,32 @@ fn input_from_ok(rule: &Rule, inv: &Invocation, plan: &Plan) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `src/policy/default.compiled.json` is what loading the TOML gives.
+    #[test]
+    fn compiled_default_is_current() {
+        let from_toml = Policy::embedded_from_toml().unwrap();
+        let want = serde_json::to_string_pretty(&from_toml).unwrap() + "\n";
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/policy/default.compiled.json"
+        );
+        if std::env::var_os("SHELLGATE_BLESS").is_some() {
+            // The binary embeds the old file: the next build checks the new one.
+            std::fs::write(path, &want).unwrap();
+            return;
+        }
+        assert!(
+            DEFAULT_COMPILED == want,
+            "src/policy/default.compiled.json is stale: run `SHELLGATE_BLESS=1 cargo test --lib compiled_default`"
+        );
+        let embedded = Policy::embedded().unwrap();
+        assert_eq!(
+            serde_json::to_string_pretty(&embedded).unwrap() + "\n",
+            want
+        );
+        assert_eq!(embedded.index(), from_toml.index());
+    }
 
     #[test]
     fn embedded_policy_examples_hold() {

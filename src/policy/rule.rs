@@ -2,46 +2,33 @@
 
 use std::sync::OnceLock;
 
-use globset::{Glob, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use globset::GlobBuilder;
 use regex::Regex;
 
 use super::Decision;
+use super::glob::{Globs, glob};
 use super::raw::RedirectFilter;
 use crate::parse::{Redirect, RedirectKind, Word};
 use crate::strip::Invocation;
 
-/// A glob set compiled on first use: a policy has many rules and one command
-/// touches few of them, so start-up only parses patterns.
-#[derive(Debug, Clone)]
-pub struct LazySet {
-    patterns: Vec<String>,
-    cell: OnceLock<Option<GlobSet>>,
-}
-
-impl LazySet {
-    pub(crate) fn new(patterns: Vec<String>) -> LazySet {
-        LazySet {
-            patterns,
-            cell: OnceLock::new(),
-        }
-    }
-    /// The compiled set (`None` only if it cannot be built, which loading rules out).
-    pub fn get(&self) -> Option<&GlobSet> {
-        self.cell
-            .get_or_init(|| glob_set(&self.patterns).ok())
-            .as_ref()
-    }
-    /// The patterns as written.
-    pub fn patterns(&self) -> &[String] {
-        &self.patterns
-    }
-}
-
 /// A regex compiled on first use.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(from = "String", into = "String")]
 pub struct LazyRegex {
     pattern: String,
     cell: OnceLock<Option<Regex>>,
+}
+
+impl From<String> for LazyRegex {
+    fn from(pattern: String) -> LazyRegex {
+        LazyRegex::new(pattern)
+    }
+}
+
+impl From<LazyRegex> for String {
+    fn from(r: LazyRegex) -> String {
+        r.pattern
+    }
 }
 
 impl LazyRegex {
@@ -66,18 +53,18 @@ impl LazyRegex {
 }
 
 /// How a rule names its program.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum ProgramMatcher {
     /// Any program (no `command` key).
     Any,
     /// Exact names.
     Exact(Vec<String>),
     /// Glob patterns.
-    Glob(Vec<String>, LazySet),
+    Glob(Globs),
 }
 
 /// A rule, compiled.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Rule {
     /// Unique id.
     pub id: String,
@@ -89,14 +76,14 @@ pub struct Rule {
     pub layer: String,
     /// The program.
     pub program: ProgramMatcher,
-    /// Leading arguments after the program (each a glob, usually a literal), compiled on first use.
-    pub args: LazyArgs,
+    /// Leading arguments after the program (each a glob, usually a literal).
+    pub args: Vec<Globs>,
     /// The `args` as written.
     pub args_text: Vec<String>,
     /// Some argument must match one of these.
-    pub args_any: Option<LazySet>,
+    pub args_any: Option<Globs>,
     /// No argument may match one of these.
-    pub forbid_args: Option<LazySet>,
+    pub forbid_args: Option<Globs>,
     /// Concrete paths a glob argument is tested against for `args_any`
     /// (`cat ~/.s?h/id_*` may read `~/.ssh/id_rsa`).
     pub glob_probes: Vec<String>,
@@ -109,47 +96,15 @@ pub struct Rule {
     /// `--` ends the options (false for programs such as `find` that ignore it).
     pub double_dash: bool,
     /// Whole-command globs.
-    pub pattern: Option<LazySet>,
+    pub pattern: Option<Globs>,
     /// Whole-command regex.
     pub regex: Option<LazyRegex>,
     /// Redirect targets (makes this a redirect rule).
-    pub redirect: Option<LazySet>,
+    pub redirect: Option<Globs>,
     /// Which redirections.
     pub redirect_kind: RedirectFilter,
     /// The program's code or input comes from one of these programs.
     pub input_from: Vec<String>,
-}
-
-/// The argument matchers of a rule, compiled on first use.
-#[derive(Debug, Clone, Default)]
-pub struct LazyArgs {
-    patterns: Vec<String>,
-    cell: OnceLock<Option<Vec<GlobMatcher>>>,
-}
-
-impl LazyArgs {
-    pub(crate) fn new(patterns: Vec<String>) -> LazyArgs {
-        LazyArgs {
-            patterns,
-            cell: OnceLock::new(),
-        }
-    }
-    /// The compiled matchers.
-    pub fn get(&self) -> Option<&[GlobMatcher]> {
-        self.cell
-            .get_or_init(|| {
-                self.patterns
-                    .iter()
-                    .map(|p| glob(p).map(|g| g.compile_matcher()))
-                    .collect::<Result<Vec<_>, _>>()
-                    .ok()
-            })
-            .as_deref()
-    }
-    /// True when there are none.
-    pub fn is_empty(&self) -> bool {
-        self.patterns.is_empty()
-    }
 }
 
 /// Why a rule did or did not match.
@@ -160,22 +115,6 @@ pub enum RuleOutcome {
     Matched,
     /// It did not, because of this condition.
     NotMatched(String),
-}
-
-/// Builds a glob matcher where `*` also crosses `/` (shell words are not paths).
-pub(crate) fn glob(pattern: &str) -> Result<Glob, globset::Error> {
-    GlobBuilder::new(pattern)
-        .literal_separator(false)
-        .backslash_escape(true)
-        .build()
-}
-
-pub(crate) fn glob_set(patterns: &[String]) -> Result<GlobSet, globset::Error> {
-    let mut b = GlobSetBuilder::new();
-    for p in patterns {
-        b.add(glob(p)?);
-    }
-    b.build()
 }
 
 /// The text of a command used by `pattern` and `regex`: static words quoted
@@ -212,13 +151,10 @@ impl Rule {
         match &self.program {
             ProgramMatcher::Any => true,
             ProgramMatcher::Exact(names) => names.iter().any(|n| n == name),
-            ProgramMatcher::Glob(names, set) => {
-                // Most names fail on the literal prefix: no need to compile the set for them.
-                let could = names
-                    .iter()
-                    .any(|g| name.starts_with(g.split(['*', '?', '{', '[']).next().unwrap_or("")));
-                could && set.get().is_some_and(|s| s.is_match(name))
-            }
+            // Patterns that cannot be compiled: only a rule that does not allow matches.
+            ProgramMatcher::Glob(globs) => globs
+                .matches(name)
+                .unwrap_or(self.decision != Decision::Allow),
         }
     }
 
@@ -233,14 +169,14 @@ impl Rule {
         let args = inv.argv.get(1..).unwrap_or_default();
         // INVARIANT: loading parsed every pattern, so compiling cannot fail; if it
         // did, the rule would neither allow nor stop deciding (fail closed).
-        let Some(arg_matchers) = self.args.get() else {
-            return self.broken();
-        };
-        for (i, m) in arg_matchers.iter().enumerate() {
-            let ok = args
-                .get(i)
-                .and_then(Word::value)
-                .is_some_and(|v| m.is_match(&v));
+        for (i, globs) in self.args.iter().enumerate() {
+            let ok = match args.get(i).and_then(Word::value) {
+                Some(v) => match globs.matches(&v) {
+                    Some(ok) => ok,
+                    None => return self.broken(),
+                },
+                None => false,
+            };
             if !ok {
                 return RuleOutcome::NotMatched(format!(
                     "argument {} is not `{}`",
@@ -293,27 +229,27 @@ impl Rule {
                 self.require_flags.join(", ")
             ));
         }
-        if let Some(lazy) = &self.forbid_args {
-            let Some(set) = lazy.get() else {
+        if let Some(globs) = &self.forbid_args {
+            if !globs.usable() {
                 return self.broken();
-            };
-            if let Some(bad) = args.iter().find(|w| arg_may_match(w, set, allowing)) {
+            }
+            if let Some(bad) = args.iter().find(|w| arg_may_match(w, globs, allowing)) {
                 return RuleOutcome::NotMatched(format!(
                     "argument `{}` is excluded",
                     bad.pattern()
                 ));
             }
         }
-        if let Some(lazy) = &self.args_any {
+        if let Some(globs) = &self.args_any {
             if args.is_empty() {
                 return RuleOutcome::NotMatched("no arguments for `args_any`".into());
             }
-            let Some(set) = lazy.get() else {
+            if !globs.usable() {
                 return self.broken();
-            };
+            }
             if !args
                 .iter()
-                .any(|w| arg_matches(w, set) || self.glob_may_reach_probe(w))
+                .any(|w| arg_matches(w, globs) || self.glob_may_reach_probe(w))
             {
                 return RuleOutcome::NotMatched("no argument matches `args_any`".into());
             }
@@ -323,14 +259,12 @@ impl Rule {
                 return RuleOutcome::NotMatched("a word is not static".into());
             }
             let text = rendered(&inv.argv);
-            let pattern = self.pattern.as_ref().map(LazySet::get);
+            let pattern = self.pattern.as_ref().map(|g| g.matches(&text));
             let regex = self.regex.as_ref().map(LazyRegex::get);
             if matches!(pattern, Some(None)) || matches!(regex, Some(None)) {
                 return self.broken();
             }
-            if let Some(Some(p)) = pattern
-                && !p.is_match(&text)
-            {
+            if pattern == Some(Some(false)) {
                 return RuleOutcome::NotMatched("`pattern` does not match".into());
             }
             if let Some(Some(r)) = regex
@@ -364,7 +298,7 @@ impl Rule {
 
     /// Does this redirect rule match one redirection?
     pub fn matches_redirect(&self, r: &Redirect) -> bool {
-        let Some(set) = self.redirect.as_ref().and_then(LazySet::get) else {
+        let Some(globs) = &self.redirect else {
             return false;
         };
         let wanted = matches!(
@@ -379,7 +313,13 @@ impl Rule {
         );
         wanted
             && r.target.as_ref().is_some_and(|t| {
-                set.is_match(t.pattern()) || t.value().is_some_and(|v| set.is_match(v))
+                // Patterns that cannot be compiled: only a rule that does not allow matches.
+                let hit = |text: &str| {
+                    globs
+                        .matches(text)
+                        .unwrap_or(self.decision != Decision::Allow)
+                };
+                hit(&t.pattern()) || t.value().is_some_and(|v| hit(&v))
             })
     }
 }
@@ -448,21 +388,22 @@ fn may_be_flag(word: &Word, flag: &str, abbrev: bool) -> bool {
 }
 
 /// The word matches one of the globs (its value, its `=value` part, or its source pattern).
-fn arg_matches(word: &Word, set: &GlobSet) -> bool {
+/// The caller has checked `globs.usable()`.
+fn arg_matches(word: &Word, globs: &Globs) -> bool {
     let pattern = word.pattern();
-    if set.is_match(&pattern) {
+    if globs.matches(&pattern).unwrap_or(true) {
         return true;
     }
     if let Some((_, value)) = pattern.split_once('=')
-        && set.is_match(value)
+        && globs.matches(value).unwrap_or(true)
     {
         return true;
     }
     false
 }
 
-fn arg_may_match(word: &Word, set: &GlobSet, allowing: bool) -> bool {
-    if arg_matches(word, set) {
+fn arg_may_match(word: &Word, globs: &Globs, allowing: bool) -> bool {
+    if arg_matches(word, globs) {
         return true;
     }
     allowing && !word.is_glob_only()
