@@ -91,7 +91,7 @@ pub struct McpArgs {
     pub no_sandbox: bool,
 }
 
-/// `shellgate hook`.
+/// Answer an agent's pre-execution hook (JSON on stdin, decision on stdout).
 #[derive(Debug, Args)]
 pub struct HookArgs {
     /// Which agent's protocol.

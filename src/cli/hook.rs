@@ -81,5 +81,9 @@ fn decide(
             None,
         );
     }
-    answer(agent, verdict.decision, &reason(&verdict), Some(&verdict))
+    let out = answer(agent, verdict.decision, &reason(&verdict), Some(&verdict));
+    // The process ends after this answer: freeing the policy rule by rule
+    // would cost a hook call more than deciding did.
+    std::mem::forget(loaded);
+    out
 }

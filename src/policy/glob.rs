@@ -36,7 +36,10 @@ pub struct Globs {
 /// The patterns matched directly, and the rest.
 #[derive(Debug, Clone, Default)]
 struct Split {
-    simple: Vec<Simple>,
+    /// Indexes of patterns matched as written.
+    direct: Vec<usize>,
+    /// Expansions of patterns with braces, matched as written.
+    expanded: Vec<String>,
     /// Patterns outside the simple subset, compiled on first use.
     complex: Vec<String>,
     set: OnceLock<Option<GlobSet>>,
@@ -71,7 +74,11 @@ impl Globs {
     /// compiled (loading rules that out for policy files).
     pub fn matches(&self, text: &str) -> Option<bool> {
         let split = self.split();
-        if split.simple.iter().any(|s| s.matches(text.as_bytes())) {
+        let direct = split.direct.iter().filter_map(|&i| self.patterns.get(i));
+        if direct
+            .chain(&split.expanded)
+            .any(|p| wildmatch(p.as_bytes(), text.as_bytes()))
+        {
             return Some(true);
         }
         if split.complex.is_empty() {
@@ -89,10 +96,11 @@ impl Globs {
     fn split(&self) -> &Split {
         self.cell.get_or_init(|| {
             let mut split = Split::default();
-            for p in &self.patterns {
-                match Simple::parse(p) {
-                    Some(branches) => split.simple.extend(branches),
-                    None => split.complex.push(p.clone()),
+            for (i, p) in self.patterns.iter().enumerate() {
+                match kind(p) {
+                    Kind::Direct => split.direct.push(i),
+                    Kind::Braces(expansions) => split.expanded.extend(expansions),
+                    Kind::Complex => split.complex.push(p.clone()),
                 }
             }
             split
@@ -114,126 +122,114 @@ impl Split {
     }
 }
 
-/// While parsing, a literal is one character; `push` joins adjacent ones.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
-    Literal(char),
-    /// A run of literal bytes (what `push` makes of adjacent literals).
-    Run(Vec<u8>),
-    /// `?`: one byte.
-    One,
-    /// `*`: any bytes.
-    Many,
+/// How a pattern is matched.
+enum Kind {
+    /// Literals, `\x`, `?` and single `*`s: matched as written.
+    Direct,
+    /// One level of `{a,b}` around such: matched as its expansions.
+    Braces(Vec<String>),
+    /// Anything else: globset.
+    Complex,
 }
 
-/// Appends a token, joining literals into runs.
-fn push(tokens: &mut Vec<Token>, token: Token) {
-    let mut buf = [0u8; 4];
-    let bytes: &[u8] = match &token {
-        Token::Literal(c) => c.encode_utf8(&mut buf).as_bytes(),
-        Token::Run(b) => b,
-        Token::One | Token::Many => return tokens.push(token),
-    };
-    match tokens.last_mut() {
-        Some(Token::Run(run)) => run.extend_from_slice(bytes),
-        _ => tokens.push(Token::Run(bytes.to_vec())),
+/// Sorts a pattern without allocating unless it has braces.
+fn kind(pattern: &str) -> Kind {
+    let b = pattern.as_bytes();
+    let mut braces = false;
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'\\' if b.get(i + 1).is_none() => return Kind::Complex, // dangling escape
+            b'\\' => i += 1,
+            b'*' if b.get(i + 1) == Some(&b'*') => return Kind::Complex,
+            b'[' | b']' => return Kind::Complex,
+            b'{' | b'}' => braces = true,
+            _ => {}
+        }
+        i += 1;
     }
+    if !braces {
+        return Kind::Direct;
+    }
+    expand(pattern).map_or(Kind::Complex, Kind::Braces)
 }
 
-/// One brace-free pattern of literals, `?` and `*`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Simple(Vec<Token>);
-
-impl Simple {
-    /// The pattern's alternatives, or `None` when it uses more than the subset.
-    fn parse(pattern: &str) -> Option<Vec<Simple>> {
-        // Each branch is a token list; braces multiply them.
-        let mut done: Vec<Vec<Token>> = vec![Vec::new()];
-        let mut alternatives: Option<Vec<Vec<Token>>> = None;
-        let mut chars = pattern.chars().peekable();
-        while let Some(c) = chars.next() {
-            let token = match c {
-                '\\' => Token::Literal(chars.next()?),
-                '*' if chars.peek() == Some(&'*') => return None,
-                '*' => Token::Many,
-                '?' => Token::One,
-                '[' | ']' => return None,
-                '{' if alternatives.is_some() => return None,
-                '{' => {
-                    alternatives = Some(vec![Vec::new()]);
-                    continue;
-                }
-                '}' => {
-                    let alts = alternatives.take()?;
-                    // globset's reading of `{a,}` is its own: leave it to globset.
-                    if alts.iter().any(Vec::is_empty) {
-                        return None;
-                    }
-                    if done.len().saturating_mul(alts.len()) > MAX_BRANCHES {
-                        return None;
-                    }
-                    done = done
-                        .iter()
-                        .flat_map(|d| {
-                            alts.iter().map(|a| {
-                                let mut joined = d.clone();
-                                a.iter().for_each(|t| push(&mut joined, t.clone()));
-                                joined
-                            })
-                        })
-                        .collect();
-                    continue;
-                }
-                ',' if alternatives.is_some() => {
-                    alternatives.as_mut()?.push(Vec::new());
-                    continue;
-                }
-                c => Token::Literal(c),
-            };
-            match alternatives.as_mut() {
-                Some(alts) => push(alts.last_mut()?, token),
-                None => done.iter_mut().for_each(|d| push(d, token.clone())),
-            }
-        }
-        if alternatives.is_some() {
-            return None; // unclosed brace: globset's error, not ours to guess
-        }
-        Some(done.into_iter().map(Simple).collect())
-    }
-
-    /// Wildcard matching with one backtrack point (the last `*`): enough for
-    /// `*`, `?` and literals, and linear in practice.
-    fn matches(&self, text: &[u8]) -> bool {
-        let (mut p, mut t) = (0usize, 0usize);
-        let mut star: Option<(usize, usize)> = None;
-        loop {
-            let rest = text.get(t..).unwrap_or_default();
-            let advanced = match self.0.get(p) {
-                Some(Token::Many) => {
-                    star = Some((p + 1, t));
-                    p += 1;
-                    continue;
-                }
-                Some(Token::One) if !rest.is_empty() => Some(1),
-                Some(Token::Run(lit)) if rest.starts_with(lit) => Some(lit.len()),
-                Some(_) => None,
-                None if rest.is_empty() => return true,
-                None => None,
-            };
-            if let Some(n) = advanced {
-                p += 1;
-                t += n;
+/// The expansions of one level of braces (escapes kept), or `None` for
+/// nesting, an unbalanced brace, an empty alternative or too many branches.
+fn expand(pattern: &str) -> Option<Vec<String>> {
+    let mut done: Vec<String> = vec![String::new()];
+    let mut alternatives: Option<Vec<String>> = None;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        let piece: String = match c {
+            '\\' => ['\\', chars.next()?].iter().collect(),
+            '{' if alternatives.is_some() => return None,
+            '{' => {
+                alternatives = Some(vec![String::new()]);
                 continue;
             }
-            // Mismatch: let the last `*` take one more byte.
-            match star {
-                Some((sp, st)) if st < text.len() => {
-                    star = Some((sp, st + 1));
-                    p = sp;
-                    t = st + 1;
+            '}' => {
+                let alts = alternatives.take()?;
+                // globset's reading of `{a,}` is its own: leave it to globset.
+                if alts.iter().any(String::is_empty)
+                    || done.len().saturating_mul(alts.len()) > MAX_BRANCHES
+                {
+                    return None;
                 }
-                _ => return false,
+                done = done
+                    .iter()
+                    .flat_map(|d| alts.iter().map(move |a| format!("{d}{a}")))
+                    .collect();
+                continue;
             }
+            ',' if alternatives.is_some() => {
+                alternatives.as_mut()?.push(String::new());
+                continue;
+            }
+            c => c.into(),
+        };
+        match alternatives.as_mut() {
+            Some(alts) => alts.last_mut()?.push_str(&piece),
+            None => done.iter_mut().for_each(|d| d.push_str(&piece)),
+        }
+    }
+    // An unclosed brace is globset's error, not ours to guess.
+    alternatives.is_none().then_some(done)
+}
+
+/// Matches a brace-free pattern of literals, `\x`, `?` (one byte) and `*`
+/// (any bytes) against `text`: one backtrack point (the last `*`), linear
+/// in practice.
+fn wildmatch(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    loop {
+        let here = text.get(t).copied();
+        let step = match pattern.get(p).copied() {
+            Some(b'*') => {
+                star = Some((p + 1, t));
+                p += 1;
+                continue;
+            }
+            Some(b'?') => here.map(|_| 1),
+            Some(b'\\') => pattern.get(p + 1).filter(|&&c| Some(c) == here).map(|_| 2),
+            Some(c) => (Some(c) == here).then_some(1),
+            None if here.is_none() => return true,
+            None => None,
+        };
+        if let Some(n) = step {
+            p += n;
+            t += 1;
+            continue;
+        }
+        // Mismatch: let the last `*` take one more byte.
+        match star {
+            Some((sp, st)) if st < text.len() => {
+                star = Some((sp, st + 1));
+                p = sp;
+                t = st + 1;
+            }
+            _ => return false,
         }
     }
 }
@@ -246,20 +242,36 @@ mod tests {
         Some(glob(pattern).ok()?.compile_matcher().is_match(text))
     }
 
+    /// The patterns one pattern is matched as, or `None` for globset.
+    fn simple(pattern: &str) -> Option<Vec<String>> {
+        match kind(pattern) {
+            Kind::Direct => Some(vec![pattern.to_owned()]),
+            Kind::Braces(v) => Some(v),
+            Kind::Complex => None,
+        }
+    }
+
     #[test]
     fn subset_and_fallback() {
-        assert!(Simple::parse("~/.ssh*").is_some());
-        assert_eq!(Simple::parse("{status,log}").map(|v| v.len()), Some(2));
-        assert_eq!(Simple::parse("{a,b}-{c,d,e}").map(|v| v.len()), Some(6));
-        assert!(Simple::parse("{a,}").is_none());
-        assert!(Simple::parse("**/x").is_none());
-        assert!(Simple::parse("[ab]").is_none());
-        assert!(Simple::parse("{a,{b,c}}").is_none());
-        assert!(Simple::parse("{a").is_none());
-        assert!(Simple::parse("a}").is_none());
-        let g = Globs::new(vec!["*/.ssh/*".into(), "$[{]HOME[}]/.ssh*".into()]);
+        assert!(simple("~/.ssh*").is_some());
+        assert_eq!(simple("{status,log}").map(|v| v.len()), Some(2));
+        assert_eq!(simple("{a,b}-{c,d,e}").map(|v| v.len()), Some(6));
+        assert_eq!(simple(r"\{a,b\}"), Some(vec![r"\{a,b\}".to_owned()]));
+        assert!(simple("{a,}").is_none());
+        assert!(simple("**/x").is_none());
+        assert!(simple("[ab]").is_none());
+        assert!(simple("{a,{b,c}}").is_none());
+        assert!(simple("{a").is_none());
+        assert!(simple("a}").is_none());
+        assert!(simple("a\\").is_none());
+        let g = Globs::new(vec![
+            "*/.ssh/*".into(),
+            "$\\{HOME\\}/.ssh*".into(),
+            "x[*]".into(),
+        ]);
         assert_eq!(g.matches("/home/u/.ssh/id_rsa"), Some(true));
         assert_eq!(g.matches("${HOME}/.ssh/config"), Some(true));
+        assert_eq!(g.matches("x*"), Some(true));
         assert_eq!(g.matches("status"), Some(false));
         let broken = Globs::new(vec!["[".into()]);
         assert_eq!(broken.matches("x"), None);
@@ -287,13 +299,15 @@ mod tests {
             let pattern: String = (0..plen).map(|_| PAT[next(PAT.len())]).collect();
             let tlen = next(7);
             let text: String = (0..tlen).map(|_| TXT[next(TXT.len())]).collect();
-            let Some(branches) = Simple::parse(&pattern) else {
+            let Some(branches) = simple(&pattern) else {
                 continue;
             };
             let Some(expected) = globset_says(&pattern, &text) else {
                 continue;
             };
-            let got = branches.iter().any(|s| s.matches(text.as_bytes()));
+            let got = branches
+                .iter()
+                .any(|s| wildmatch(s.as_bytes(), text.as_bytes()));
             assert_eq!(got, expected, "pattern {pattern:?} text {text:?}");
             compared += 1;
             matched += usize::from(got);

@@ -16,7 +16,6 @@ mod load;
 mod raw;
 mod rule;
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
@@ -67,7 +66,10 @@ pub struct PolicyTest {
 /// Rule numbers by what they look at, built on first use.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Index {
-    by_program: HashMap<String, Vec<usize>>,
+    /// `(hash of a program name, rule number)`, sorted: the rules that name
+    /// programs exactly. No strings are copied to build it; a hash shared by
+    /// two names only adds a candidate, which `candidates` then drops.
+    by_program: Vec<(u64, usize)>,
     general: Vec<usize>,
     redirect_rules: Vec<usize>,
 }
@@ -85,7 +87,9 @@ pub struct Policy {
     pub default: Decision,
     /// Extra safe environment names.
     pub safe_env: Vec<String>,
-    /// `[[test]]` examples.
+    /// `[[test]]` examples (not part of the precompiled embedded default,
+    /// which is for deciding; the test suite runs the default's from its TOML).
+    #[serde(skip)]
     pub tests: Vec<PolicyTest>,
     /// The `[sandbox]` table of the last layer that has one.
     pub sandbox: Option<Sandbox>,
@@ -114,6 +118,14 @@ pub struct InvocationDecision {
     pub reason: String,
     /// Every rule considered, with the outcome (filled when tracing).
     pub considered: Vec<(String, RuleOutcome)>,
+}
+
+/// The index key of a program name (SipHash with fixed keys: the same in every process).
+fn name_key(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish()
 }
 
 impl Policy {
@@ -150,13 +162,15 @@ impl Policy {
                 }
                 match &r.program {
                     ProgramMatcher::Exact(names) => {
-                        for n in names {
-                            index.by_program.entry(n.clone()).or_default().push(i);
-                        }
+                        index
+                            .by_program
+                            .extend(names.iter().map(|n| (name_key(n), i)));
                     }
                     ProgramMatcher::Any | ProgramMatcher::Glob(..) => index.general.push(i),
                 }
             }
+            index.by_program.sort_unstable();
+            index.by_program.dedup();
             index
         })
     }
@@ -217,15 +231,23 @@ impl Policy {
 
     fn candidates(&self, program: &str) -> impl Iterator<Item = (usize, &Rule)> {
         let index = self.index();
+        let key = name_key(program);
+        let start = index.by_program.partition_point(|&(h, _)| h < key);
         let exact = index
             .by_program
-            .get(program)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        exact
+            .get(start..)
+            .unwrap_or_default()
             .iter()
-            .chain(index.general.iter())
-            .filter_map(|&i| self.rules.get(i).map(|r| (i, r)))
+            .take_while(move |&&(h, _)| h == key)
+            .map(|&(_, i)| i)
+            .filter(move |&i| {
+                self.rules.get(i).is_some_and(|r| {
+                    matches!(&r.program, ProgramMatcher::Exact(names) if names.iter().any(|n| n == program))
+                })
+            });
+        exact
+            .chain(index.general.iter().copied())
+            .filter_map(|i| self.rules.get(i).map(|r| (i, r)))
     }
 
     /// Does rule `id` match some invocation of `command`? (For rule examples.)
