@@ -16,17 +16,11 @@ fn main() {
     divan::main();
 }
 
-const SHORT: &str = "git status && cargo test -p shellgate"; // 37 B
-const MEDIUM: &str = "cd src && rg -n 'fn main' -g '*.rs' | head -20; git diff --stat HEAD~3 -- src/ && cargo clippy --all-targets -- -D warnings 2>&1 | tail -20 && LANG=C sort names.txt | uniq -c | sort -rn | head; timeout 60 cargo test --release -- --nocapture || echo \"tests failed: $(date +%s)\" >&2";
+#[path = "inputs.rs"]
+mod inputs;
+use inputs::{MEDIUM, SHORT};
 
-static LONG: LazyLock<String> = LazyLock::new(|| {
-    let mut s = String::new();
-    while s.len() < 10_000 {
-        s.push_str("git log --oneline -n 5 | grep -v wip && echo \"$(pwd)\" ; ");
-    }
-    s.push_str("true");
-    s
-});
+static LONG: LazyLock<String> = LazyLock::new(inputs::long);
 
 static POLICY: LazyLock<Policy> = LazyLock::new(|| Policy::embedded().expect("embedded policy"));
 

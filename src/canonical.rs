@@ -9,7 +9,8 @@
 
 use crate::parse::{Script, Span, Word};
 
-/// The canonical form of `text`, or `None` when the IR does not model the whole command.
+/// The canonical form of `text` (`script` is `parse(text)`), or `None` when the
+/// IR does not model the whole command.
 pub fn render(text: &str, script: &Script) -> Option<String> {
     if !script.is_complete() {
         return None;
@@ -46,6 +47,10 @@ pub fn render(text: &str, script: &Script) -> Option<String> {
     // INVARIANT: a canonical form is only ever one that parses back to the
     // same words; where tree-sitter would read the rendering differently,
     // there is none (and the command runs as it was given and judged).
+    // Unchanged text (the usual case) is the parse we were given: nothing to verify.
+    if out == text {
+        return Some(out);
+    }
     let again = crate::parse::parse(&out);
     (again.is_complete() && again.word_signature() == script.word_signature()).then_some(out)
 }
@@ -83,8 +88,17 @@ fn push_edit(text: &str, group: &[&Word], edits: &mut Vec<(Span, String)>) {
 /// control characters (a raw CR or newline is
 /// whitespace to a parser).
 pub fn quote(v: &str) -> String {
+    // Characters bash gives no meaning to where they stand: `%` after the
+    // start (a leading one reads as a job), `~` after the start and not after
+    // `=` or `:` (where it would expand), `@` anywhere.
+    let mut prev: Option<char> = None;
     let plain = |c: char| {
-        c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '=' | ':' | ',' | '.' | '/' | '-')
+        let ok = c.is_ascii_alphanumeric()
+            || matches!(c, '_' | '+' | '=' | ':' | ',' | '.' | '/' | '-' | '@')
+            || (c == '%' && prev.is_some())
+            || (c == '~' && prev.is_some_and(|p| p != '=' && p != ':'));
+        prev = Some(c);
+        ok
     };
     if !v.is_empty() && v.chars().all(plain) {
         return v.to_owned();
@@ -120,6 +134,14 @@ mod tests {
     #[test]
     fn requotes_static_words() {
         assert_eq!(canon("r''m -rf /tmp/x"), "rm -rf /tmp/x");
+        assert_eq!(
+            canon("git diff HEAD~3 && date +%s"),
+            "git diff HEAD~3 && date +%s"
+        );
+        assert_eq!(
+            canon("echo \\~ a=\\~ a:\\~ \\%1"),
+            "echo '~' 'a=~' 'a:~' '%1'"
+        );
         assert_eq!(canon("$'\\x72m' a\\ b"), "rm 'a b'");
         assert_eq!(canon("echo {a,b}.rs && ls"), "echo a.rs b.rs && ls");
         assert_eq!(canon("echo \"$(ls x)\" > out"), "echo \"$(ls x)\" > out");

@@ -4,6 +4,7 @@
 //! applied; anything bash decides at run time is a dynamic [`Part`].
 
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// A byte range in the text that was parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -56,6 +57,14 @@ impl Word {
 
     /// The exact value, when every part is literal.
     pub fn value(&self) -> Option<String> {
+        self.value_str().map(Cow::into_owned)
+    }
+
+    /// `value`, borrowed when the word is one part (the usual case: no copy).
+    pub fn value_str(&self) -> Option<Cow<'_, str>> {
+        if let [Part::Literal(s)] = self.parts.as_slice() {
+            return Some(Cow::Borrowed(s));
+        }
         let mut out = String::new();
         for part in &self.parts {
             match part {
@@ -63,7 +72,7 @@ impl Word {
                 _ => return None,
             }
         }
-        Some(out)
+        Some(Cow::Owned(out))
     }
 
     /// True when the value is exact (no run-time expansion).
@@ -80,6 +89,22 @@ impl Word {
 
     /// The text used for matching and display: literals as they are, dynamic parts as their source.
     pub fn pattern(&self) -> String {
+        self.pattern_str().into_owned()
+    }
+
+    /// `pattern`, borrowed when the word is one part.
+    pub fn pattern_str(&self) -> Cow<'_, str> {
+        if let [
+            Part::Literal(s)
+            | Part::Glob(s)
+            | Part::Tilde(s)
+            | Part::Param(s)
+            | Part::Substitution(s)
+            | Part::Arithmetic(s),
+        ] = self.parts.as_slice()
+        {
+            return Cow::Borrowed(s);
+        }
         let mut out = String::new();
         for part in &self.parts {
             match part {
@@ -91,7 +116,7 @@ impl Word {
                 | Part::Arithmetic(s) => out.push_str(s),
             }
         }
-        out
+        Cow::Owned(out)
     }
 
     /// A glob over the word's source text: glob parts are patterns, every other

@@ -170,7 +170,7 @@ impl Rule {
         // INVARIANT: loading parsed every pattern, so compiling cannot fail; if it
         // did, the rule would neither allow nor stop deciding (fail closed).
         for (i, globs) in self.args.iter().enumerate() {
-            let ok = match args.get(i).and_then(Word::value) {
+            let ok = match args.get(i).and_then(Word::value_str) {
                 Some(v) => match globs.matches(&v) {
                     Some(ok) => ok,
                     None => return self.broken(),
@@ -189,7 +189,7 @@ impl Rule {
         // Options end at `--`: what follows is operands only.
         let end = if self.double_dash {
             args.iter()
-                .position(|w| w.value().as_deref() == Some("--"))
+                .position(|w| w.value_str().as_deref() == Some("--"))
                 .unwrap_or(args.len())
         } else {
             args.len()
@@ -319,7 +319,7 @@ impl Rule {
                         .matches(text)
                         .unwrap_or(self.decision != Decision::Allow)
                 };
-                hit(&t.pattern()) || t.value().is_some_and(|v| hit(&v))
+                hit(&t.pattern_str()) || t.value_str().is_some_and(|v| hit(&v))
             })
     }
 }
@@ -338,7 +338,8 @@ fn leading_dots_agree(glob: &str, probe: &str) -> bool {
 /// The word is certainly the flag `flag` (or its `=value` form, a cluster
 /// containing a one-letter flag, or an abbreviation when `abbrev`).
 pub(crate) fn is_flag(word: &Word, flag: &str, abbrev: bool) -> bool {
-    word.value().is_some_and(|v| text_is_flag(&v, flag, abbrev))
+    word.value_str()
+        .is_some_and(|v| text_is_flag(&v, flag, abbrev))
 }
 
 fn text_is_flag(v: &str, flag: &str, abbrev: bool) -> bool {
@@ -372,7 +373,7 @@ fn text_is_flag(v: &str, flag: &str, abbrev: bool) -> bool {
 
 /// The word is, or may at run time be, the flag.
 fn may_be_flag(word: &Word, flag: &str, abbrev: bool) -> bool {
-    if let Some(v) = word.value() {
+    if let Some(v) = word.value_str() {
         return text_is_flag(&v, flag, abbrev);
     }
     if let Some(g) = word.as_glob() {
@@ -390,7 +391,7 @@ fn may_be_flag(word: &Word, flag: &str, abbrev: bool) -> bool {
 /// The word matches one of the globs (its value, its `=value` part, or its source pattern).
 /// The caller has checked `globs.usable()`.
 fn arg_matches(word: &Word, globs: &Globs) -> bool {
-    let pattern = word.pattern();
+    let pattern = word.pattern_str();
     if globs.matches(&pattern).unwrap_or(true) {
         return true;
     }
