@@ -1,43 +1,74 @@
 #!/usr/bin/env bash
-# Whole-process cost of one hook call (`shellgate hook claude-code`), next to
-# the cost of spawning and waiting for /bin/true, measured in the same run.
-# Reports medians over N calls (default 300) with the embedded default policy
-# and with an extra 500-rule policy, and the hook's peak RSS.
+# Whole-process cost of one hook call (`shellgate hook claude-code` on an
+# allowed `git status` payload), next to spawning and waiting for /bin/true
+# with the same stdin, in the same run. Two builds:
+#   default  `cargo build --release` (dynamically linked, position-independent);
+#   static   the same sources linked statically, non-PIE: no dynamic loader
+#            work at start-up (the build docs/integrations.md recommends for
+#            hooks): RUSTFLAGS="-C target-feature=+crt-static
+#            -C relocation-model=static" cargo build --release --target <host>.
+# Also: a hook with a 500-rule policy file added, instructions per call
+# (callgrind) and peak RSS. Budget (issue 7): <= 1.5x /bin/true, < 16 MiB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-N=${N:-300}
+RUNS=${RUNS:-300}
+for tool in valgrind /usr/bin/time; do
+  command -v "$tool" > /dev/null || { echo "needs $tool (apt-get install valgrind time)" >&2; exit 69; }
+done
+host=$(rustc -vV | sed -n 's/^host: //p')
 cargo build --release --quiet
-bin=$PWD/target/release/shellgate
-payload=$(mktemp)
-cat tests/fixtures/hooks/claude-allow.json > "$payload"
-rules=$(mktemp --suffix=.toml)
+RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
+  cargo build --release --quiet --target "$host"
+dynamic=$PWD/target/release/shellgate
+static=$PWD/target/$host/release/shellgate
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+payload=$work/payload.json
+cp tests/fixtures/hooks/claude-allow.json "$payload"
+rules=$work/rules.toml
 python3 - "$rules" <<'PY'
 import sys
 with open(sys.argv[1], "w") as f:
     for i in range(500):
         f.write(f'[[rule]]\nid = "r{i}"\ndecision = "allow"\ncommand = "tool{i}"\nargs = ["sub{i}"]\nforbid_flags = ["--exec"]\n\n')
 PY
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-# Each sample times one process in nanoseconds with bash's own clock (no extra fork).
-sample() { # command...
-  for _ in $(seq "$N"); do
-    local s=$EPOCHREALTIME
-    "$@" < "$payload" > /dev/null
-    local e=$EPOCHREALTIME
-    echo "$(( (${e/./} - ${s/./}) ))"
-  done | median
+# Every answer must be the allow it should be before anything is timed.
+for bin in "$dynamic" "$static"; do
+  "$bin" hook claude-code < "$payload" | grep -q '"permissionDecision":"allow"' \
+    || { echo "$bin does not allow the payload" >&2; exit 1; }
+done
+# Interleaved rounds: each round times every way once, in turn, with bash's
+# own clock around fork+exec+wait (the same overhead for each way), so the
+# machine's noise hits them alike. Medians, and ratios to /bin/true.
+ways=(true default static default+500 static+500)
+cmd_of() {
+  case $1 in
+    true) echo /bin/true ;;
+    default) echo "$dynamic hook claude-code" ;;
+    static) echo "$static hook claude-code" ;;
+    default+500) echo "$dynamic hook claude-code --policy $rules" ;;
+    static+500) echo "$static hook claude-code --policy $rules" ;;
+  esac
 }
-true_us=$(sample /bin/true)
-hook_us=$(sample "$bin" hook claude-code)
-hook500_us=$(sample "$bin" hook claude-code --policy "$rules")
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-echo "calls per figure:            $N (median, µs)"
-echo "spawn+wait /bin/true:        $true_us"
-echo "hook, embedded default:      $hook_us   ($(ratio "$hook_us" "$true_us")x /bin/true)"
-echo "hook, + 500-rule policy:     $hook500_us   ($(ratio "$hook500_us" "$true_us")x /bin/true)"
-/usr/bin/time -f "hook peak RSS:               %M KiB" "$bin" hook claude-code < "$payload" > /dev/null
-if command -v valgrind > /dev/null; then
-  ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" hook claude-code < "$payload" 2>&1 >/dev/null | awk '/Collected/ {print $4}')
-  echo "hook instructions (callgrind): $ir"
-fi
-rm -f "$payload" "$rules"
+for w in "${ways[@]}"; do : > "$work/$w.us"; done
+for round in $(seq $((RUNS + 20))); do
+  for w in "${ways[@]}"; do
+    read -r -a c <<< "$(cmd_of "$w")"
+    s=$EPOCHREALTIME
+    "${c[@]}" < "$payload" > /dev/null
+    e=$EPOCHREALTIME
+    [ "$round" -gt 20 ] && echo $(( ${e/./} - ${s/./} )) >> "$work/$w.us"
+  done
+done
+median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+base=$(median "$work/true.us")
+echo "median of $RUNS interleaved calls each, µs (ratio to /bin/true):"
+for w in "${ways[@]}"; do
+  m=$(median "$work/$w.us")
+  printf '  %-34s %8s  %sx\n' "$w" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.2f", a / b}')"
+done
+for bin in "$dynamic" "$static"; do
+  rss=$(/usr/bin/time -f "%M" "$bin" hook claude-code < "$payload" 2>&1 > /dev/null | tail -1)
+  ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" hook claude-code < "$payload" 2>&1 > /dev/null | awk '/Collected/ {print $4}')
+  echo "$(basename "$(dirname "$(dirname "$bin")")")/$(basename "$(dirname "$bin")"): peak RSS ${rss} KiB, ${ir} instructions per call (callgrind)"
+done

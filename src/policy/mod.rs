@@ -44,9 +44,9 @@ pub enum Decision {
 /// The embedded default policy's text.
 pub const DEFAULT_POLICY: &str = include_str!("../../policies/default.toml");
 
-/// The same policy, compiled: what loading `DEFAULT_POLICY` gives, as JSON
-/// (`SHELLGATE_BLESS=1 cargo test --lib compiled_default` writes it; the test
-/// fails when it is stale). Reading it costs a fraction of parsing the TOML,
+/// The same policy, compiled: what loading `DEFAULT_POLICY` gives, as compact
+/// JSON (`SHELLGATE_BLESS=1 cargo test --lib compiled_default` writes it; the
+/// test fails when it is stale; `python3 -m json.tool` shows it readably). Reading it costs a fraction of parsing the TOML,
 /// which matters to a hook that starts a process per command.
 const DEFAULT_COMPILED: &str = include_str!("default.compiled.json");
 
@@ -205,7 +205,11 @@ impl Policy {
     pub fn merge(layers: Vec<(Policy, bool)>) -> Policy {
         let mut out = Policy::empty();
         for (layer, sets_default) in layers {
-            out.rules.extend(layer.rules);
+            if out.rules.is_empty() {
+                out.rules = layer.rules; // moved, not copied rule by rule
+            } else {
+                out.rules.extend(layer.rules);
+            }
             if sets_default {
                 out.default = layer.default;
                 out.default_set = true;
@@ -519,7 +523,7 @@ mod tests {
     #[test]
     fn compiled_default_is_current() {
         let from_toml = Policy::embedded_from_toml().unwrap();
-        let want = serde_json::to_string_pretty(&from_toml).unwrap() + "\n";
+        let want = serde_json::to_string(&from_toml).unwrap() + "\n";
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/src/policy/default.compiled.json"
@@ -534,10 +538,7 @@ mod tests {
             "src/policy/default.compiled.json is stale: run `SHELLGATE_BLESS=1 cargo test --lib compiled_default`"
         );
         let embedded = Policy::embedded().unwrap();
-        assert_eq!(
-            serde_json::to_string_pretty(&embedded).unwrap() + "\n",
-            want
-        );
+        assert_eq!(serde_json::to_string(&embedded).unwrap() + "\n", want);
         assert_eq!(embedded.index(), from_toml.index());
     }
 
