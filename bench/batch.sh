@@ -1,31 +1,31 @@
 #!/usr/bin/env bash
-# Whole-process cost of `shellgate check --batch` over the corpus.
-# Reports the median wall time of RUNS runs and the per-command median, next to
-# the cost of starting the process with an empty batch (the baseline, same run).
+# Whole-process cost of `shellgate check --batch` over the corpus, next to the
+# same process given an empty batch (start-up and policy loading: the
+# baseline), both timed by hyperfine in the same run; per command =
+# (corpus - empty) / commands. Peak RSS with /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-30}
+for tool in hyperfine /usr/bin/time; do
+  command -v "$tool" > /dev/null || { echo "needs $tool (apt-get install hyperfine time)" >&2; exit 69; }
+done
 cargo build --release --quiet
-bin=target/release/shellgate
-jsonl=$(mktemp)
-python3 bench/corpus-jsonl.py > "$jsonl"
-n=$(wc -l < "$jsonl")
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-time_runs() { # $1 = input file
-  for _ in $(seq "$RUNS"); do
-    s=$(date +%s%N); "$bin" check --batch < "$1" > /dev/null; e=$(date +%s%N)
-    echo $(( (e - s) / 1000 ))
-  done | median
-}
-empty=$(mktemp)
-base=$(time_runs "$empty")
-full=$(time_runs "$jsonl")
-per=$(awk -v f="$full" -v b="$base" -v n="$n" 'BEGIN {printf "%.1f", (f - b) / n}')
-echo "commands:                 $n"
-echo "empty batch (baseline):   ${base} µs median of $RUNS"
-echo "corpus batch:             ${full} µs median of $RUNS"
-echo "per command (corpus):     ${per} µs  ((corpus - empty) / n)"
-if command -v /usr/bin/time >/dev/null; then
-  /usr/bin/time -f "peak RSS: %M KiB" "$bin" check --batch < "$jsonl" > /dev/null
-fi
-rm -f "$jsonl" "$empty"
+bin=$PWD/target/release/shellgate
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 bench/corpus-jsonl.py > "$work/corpus.jsonl"
+: > "$work/empty.jsonl"
+n=$(wc -l < "$work/corpus.jsonl")
+hyperfine --style none --warmup 3 --runs "$RUNS" --export-json "$work/h.json" \
+  -n empty "$bin check --batch < $work/empty.jsonl" \
+  -n corpus "$bin check --batch < $work/corpus.jsonl" > /dev/null
+python3 - "$work/h.json" "$n" <<'PY'
+import json, sys
+r = {x["command"]: x["median"] * 1e6 for x in json.load(open(sys.argv[1]))["results"]}
+n = int(sys.argv[2])
+print(f"commands:                 {n}")
+print(f"empty batch (baseline):   {r['empty']:.0f} µs (median)")
+print(f"corpus batch:             {r['corpus']:.0f} µs (median)")
+print(f"per command (corpus):     {(r['corpus'] - r['empty']) / n:.1f} µs  ((corpus - empty) / n)")
+PY
+/usr/bin/time -f "peak RSS: %M KiB" "$bin" check --batch < "$work/corpus.jsonl" > /dev/null

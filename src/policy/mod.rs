@@ -44,11 +44,11 @@ pub enum Decision {
 /// The embedded default policy's text.
 pub const DEFAULT_POLICY: &str = include_str!("../../policies/default.toml");
 
-/// The same policy, compiled: what loading `DEFAULT_POLICY` gives, as compact
-/// JSON (`SHELLGATE_BLESS=1 cargo test --lib compiled_default` writes it; the
-/// test fails when it is stale; `python3 -m json.tool` shows it readably). Reading it costs a fraction of parsing the TOML,
-/// which matters to a hook that starts a process per command.
-const DEFAULT_COMPILED: &str = include_str!("default.compiled.json");
+/// The same policy, compiled: what loading `DEFAULT_POLICY` gives, serialized
+/// with postcard (`SHELLGATE_BLESS=1 cargo test --lib compiled_default` writes
+/// it; the test fails when it is stale). Reading it costs a fraction of
+/// parsing the TOML, which matters to a hook that is a process per command.
+const DEFAULT_COMPILED: &[u8] = include_bytes!("default.compiled.bin");
 
 /// A whole-policy example: `[[test]]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,7 +185,7 @@ impl Policy {
     /// # Errors
     /// Only if the embedded file is broken (a test guards against that).
     pub fn embedded() -> Result<Policy, PolicyError> {
-        if let Ok(p) = serde_json::from_str::<Policy>(DEFAULT_COMPILED) {
+        if let Ok(p) = postcard::from_bytes::<Policy>(DEFAULT_COMPILED) {
             return Ok(p);
         }
         Policy::embedded_from_toml()
@@ -519,14 +519,14 @@ fn input_from_ok(rule: &Rule, inv: &Invocation, plan: &Plan) -> bool {
 mod tests {
     use super::*;
 
-    /// `src/policy/default.compiled.json` is what loading the TOML gives.
+    /// `src/policy/default.compiled.bin` is what loading the TOML gives.
     #[test]
     fn compiled_default_is_current() {
         let from_toml = Policy::embedded_from_toml().unwrap();
-        let want = serde_json::to_string(&from_toml).unwrap() + "\n";
+        let want = postcard::to_stdvec(&from_toml).unwrap();
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/src/policy/default.compiled.json"
+            "/src/policy/default.compiled.bin"
         );
         if std::env::var_os("SHELLGATE_BLESS").is_some() {
             // The binary embeds the old file: the next build checks the new one.
@@ -535,10 +535,10 @@ mod tests {
         }
         assert!(
             DEFAULT_COMPILED == want,
-            "src/policy/default.compiled.json is stale: run `SHELLGATE_BLESS=1 cargo test --lib compiled_default`"
+            "src/policy/default.compiled.bin is stale: run `SHELLGATE_BLESS=1 cargo test --lib compiled_default`"
         );
         let embedded = Policy::embedded().unwrap();
-        assert_eq!(serde_json::to_string(&embedded).unwrap() + "\n", want);
+        assert_eq!(postcard::to_stdvec(&embedded).unwrap(), want);
         assert_eq!(embedded.index(), from_toml.index());
     }
 
