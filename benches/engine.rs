@@ -16,7 +16,7 @@ fn main() {
     divan::main();
 }
 
-#[path = "inputs.rs"]
+#[path = "common/inputs.rs"]
 mod inputs;
 use inputs::{MEDIUM, SHORT};
 

@@ -3,7 +3,9 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, reason = "benchmarks")]
 
-use std::process::{Command, Stdio};
+#[path = "common/spawns.rs"]
+mod spawns;
+use spawns::true_cmd;
 
 use shellgate::exec::sandbox::{Requirement, SandboxSpec, run_restricted};
 use shellgate::sink::{OutputSink, Sink};
@@ -16,16 +18,7 @@ fn spec() -> SandboxSpec {
     SandboxSpec::for_workspace(&std::env::temp_dir(), None)
 }
 
-fn true_cmd() -> Command {
-    let mut c = Command::new("/bin/true");
-    c.stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0);
-    c
-}
 
-use std::os::unix::process::CommandExt;
 
 /// Baseline: spawn and wait with `std::process::Command`.
 #[divan::bench(sample_count = 200)]
@@ -48,21 +41,7 @@ fn spawn_sandboxed(b: divan::Bencher<'_, '_>) {
 /// Spawn on a fresh PTY (openpty, spawn, wait).
 #[divan::bench(sample_count = 100)]
 fn spawn_pty() {
-    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: 24,
-            cols: 80,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("pty");
-    let mut child = pair
-        .slave
-        .spawn_command(CommandBuilder::new("/bin/true"))
-        .expect("spawn");
-    drop(pair.slave);
-    child.wait().expect("wait");
+    spawns::on_pty();
 }
 
 const MIB: usize = 1 << 20;

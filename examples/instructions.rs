@@ -11,7 +11,7 @@
     reason = "a measuring tool"
 )]
 
-#[path = "../benches/inputs.rs"]
+#[path = "../benches/common/inputs.rs"]
 mod inputs;
 
 use std::hint::black_box;

@@ -11,45 +11,22 @@
     reason = "a measuring tool"
 )]
 
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use shellgate::exec::sandbox::{Requirement, SandboxSpec, run_restricted};
+
+#[path = "../benches/common/spawns.rs"]
+mod spawns;
+use spawns::true_cmd;
 
 /// A named way to spawn and wait.
 type Way = (&'static str, Box<dyn Fn()>);
 
-fn true_cmd() -> Command {
-    let mut c = Command::new("/bin/true");
-    c.stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0);
-    c
-}
 
 fn plain() {
     true_cmd().status().expect("spawn");
 }
 
-fn pty() {
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: 24,
-            cols: 80,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("pty");
-    let mut child = pair
-        .slave
-        .spawn_command(CommandBuilder::new("/bin/true"))
-        .expect("spawn");
-    drop(pair.slave);
-    child.wait().expect("wait");
-}
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -95,7 +72,7 @@ fn main() {
         ("plain std::process::Command (baseline)", Box::new(plain)),
         ("via a long-lived thread (control)", Box::new(via_thread)),
         ("landlock-restricted spawner thread", Box::new(sandbox)),
-        ("fresh PTY (portable-pty)", Box::new(pty)),
+        ("fresh PTY (portable-pty)", Box::new(spawns::on_pty)),
     ];
     let ways: Vec<_> = ways
         .into_iter()
