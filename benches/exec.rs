@@ -18,8 +18,6 @@ fn spec() -> SandboxSpec {
     SandboxSpec::for_workspace(&std::env::temp_dir(), None)
 }
 
-
-
 /// Baseline: spawn and wait with `std::process::Command`.
 #[divan::bench(sample_count = 200)]
 fn spawn_plain() {

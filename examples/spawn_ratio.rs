@@ -22,11 +22,9 @@ use spawns::true_cmd;
 /// A named way to spawn and wait.
 type Way = (&'static str, Box<dyn Fn()>);
 
-
 fn plain() {
     true_cmd().status().expect("spawn");
 }
-
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);

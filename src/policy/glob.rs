@@ -159,10 +159,11 @@ fn kind(pattern: &str) -> Kind {
 fn expand(pattern: &str) -> Option<Vec<String>> {
     let mut done: Vec<String> = vec![String::new()];
     let mut alternatives: Option<Vec<String>> = None;
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        let piece: String = match c {
-            '\\' => ['\\', chars.next()?].iter().collect(),
+    let mut chars = pattern.char_indices();
+    while let Some((at, c)) = chars.next() {
+        // The piece of the pattern this character (or escape) is, kept as written.
+        let end = match c {
+            '\\' => chars.next().map(|(i, e)| i + e.len_utf8())?,
             '{' if alternatives.is_some() => return None,
             '{' => {
                 alternatives = Some(vec![String::new()]);
@@ -178,7 +179,14 @@ fn expand(pattern: &str) -> Option<Vec<String>> {
                 }
                 done = done
                     .iter()
-                    .flat_map(|d| alts.iter().map(move |a| format!("{d}{a}")))
+                    .flat_map(|d| {
+                        alts.iter().map(move |a| {
+                            let mut joined = String::with_capacity(d.len() + a.len());
+                            joined.push_str(d);
+                            joined.push_str(a);
+                            joined
+                        })
+                    })
                     .collect();
                 continue;
             }
@@ -186,11 +194,12 @@ fn expand(pattern: &str) -> Option<Vec<String>> {
                 alternatives.as_mut()?.push(String::new());
                 continue;
             }
-            c => c.into(),
+            c => at + c.len_utf8(),
         };
+        let piece = pattern.get(at..end)?;
         match alternatives.as_mut() {
-            Some(alts) => alts.last_mut()?.push_str(&piece),
-            None => done.iter_mut().for_each(|d| d.push_str(&piece)),
+            Some(alts) => alts.last_mut()?.push_str(piece),
+            None => done.iter_mut().for_each(|d| d.push_str(piece)),
         }
     }
     // An unclosed brace is globset's error, not ours to guess.
