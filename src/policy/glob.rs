@@ -287,7 +287,7 @@ mod tests {
         assert!(!broken.usable());
     }
 
-    /// The direct matcher agrees with globset on every pattern it accepts:
+    /// The direct matcher (alone and through `Globs`) agrees with globset on every pattern it accepts:
     /// random patterns and texts over an alphabet of the syntax's corners.
     #[test]
     fn agrees_with_globset() {
@@ -318,6 +318,8 @@ mod tests {
                 .iter()
                 .any(|s| wildmatch(s.as_bytes(), text.as_bytes()));
             assert_eq!(got, expected, "pattern {pattern:?} text {text:?}");
+            let globs = Globs::new(vec![pattern.clone()]).matches(&text);
+            assert_eq!(globs, Some(expected), "Globs: {pattern:?} {text:?}");
             compared += 1;
             matched += usize::from(got);
         }
