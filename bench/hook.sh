@@ -3,10 +3,11 @@
 # allowed `git status` payload), next to spawning and waiting for /bin/true
 # with the same stdin, in the same run. Two builds:
 #   default  `cargo build --release` (dynamically linked, position-independent);
-#   static   the same sources linked statically, non-PIE: no dynamic loader
-#            work at start-up (the build docs/integrations.md recommends for
-#            hooks): RUSTFLAGS="-C target-feature=+crt-static
-#            -C relocation-model=static" cargo build --release --target <host>.
+#   static   the build docs/integrations.md recommends for hooks: linked
+#            statically, non-PIE (no dynamic loader work at start-up), with
+#            the `hook` profile (release + fat LTO, one codegen unit):
+#            RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static"
+#            cargo build --profile hook --target <host>.
 # Also: a hook with a 500-rule policy file added, instructions per call
 # (callgrind) and peak RSS. Budget (issue 7): <= 1.5x /bin/true, < 16 MiB.
 set -euo pipefail
@@ -18,9 +19,9 @@ done
 host=$(rustc -vV | sed -n 's/^host: //p')
 cargo build --release --quiet
 RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
-  cargo build --release --quiet --target "$host"
+  cargo build --profile hook --quiet --target "$host"
 dynamic=$PWD/target/release/shellgate
-static=$PWD/target/$host/release/shellgate
+static=$PWD/target/$host/hook/shellgate
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 payload=$work/payload.json
