@@ -12,6 +12,7 @@
 # (callgrind) and peak RSS. Budget (issue 7): <= 1.5x /bin/true, < 16 MiB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 RUNS=${RUNS:-300}
 for tool in valgrind /usr/bin/time; do
   command -v "$tool" > /dev/null || { echo "needs $tool (apt-get install valgrind time)" >&2; exit 69; }
@@ -52,7 +53,6 @@ cmd_of() {
     static+500) echo "$static hook claude-code --policy $rules" ;;
   esac
 }
-median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 rounds() { # way...
   for w in "$@"; do : > "$work/$w.us"; done
   for round in $(seq $((RUNS + 20))); do
@@ -65,10 +65,10 @@ rounds() { # way...
     done
   done
   local base m
-  base=$(median "$work/$1.us")
+  base=$(median < "$work/$1.us")
   for w in "$@"; do
-    m=$(median "$work/$w.us")
-    printf '  %-34s %8s  %sx\n' "$w" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.2f", a / b}')"
+    m=$(median < "$work/$w.us")
+    printf '  %-34s %8s  %sx\n' "$w" "$m" "$(ratio "$m" "$base")"
   done
 }
 echo "median of $RUNS interleaved calls each, µs (ratio to /bin/true):"

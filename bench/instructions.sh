@@ -6,6 +6,7 @@
 # policy loading drop out. Budget (issue 7): check / tree-sitter <= 1.3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 command -v valgrind > /dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 69; }
 cargo build --release --quiet --example instructions
 bin=$PWD/target/release/examples/instructions
@@ -22,6 +23,6 @@ for size in short medium long; do
     per[$mode]=$(( (some - zero) / n ))
   done
   printf '%-7s %14d %14d %14d %8s %8s\n' "$size" "${per[tree-sitter]}" "${per[ir]}" "${per[check]}" \
-    "$(awk -v a="${per[ir]}" -v b="${per[tree-sitter]}" 'BEGIN {printf "%.2f", a / b}')" \
-    "$(awk -v a="${per[check]}" -v b="${per[tree-sitter]}" 'BEGIN {printf "%.2f", a / b}')"
+    "$(ratio "${per[ir]}" "${per[tree-sitter]}")" \
+    "$(ratio "${per[check]}" "${per[tree-sitter]}")"
 done

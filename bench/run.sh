@@ -7,6 +7,7 @@
 # Budget (issue 7): wall <= 1.2x the redirect, peak RSS < 64 MiB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 RUNS=${RUNS:-5}
 BYTES=${BYTES:-1073741824}
 cargo build --release --quiet
@@ -20,7 +21,6 @@ if ! "$bin" run --policy tests/fixtures/allow-all.toml --cwd "$work" --json -- t
   sandbox=(--no-sandbox)
   echo "landlock unavailable: measuring with --no-sandbox"
 fi
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 : > "$work/direct.times"; : > "$work/run.times"; : > "$work/run.rss"
 for _ in $(seq "$RUNS"); do
   /usr/bin/time -f "%e" -o "$work/t" bash -c "$cmd > '$work/direct.out'"
@@ -40,5 +40,5 @@ run=$(median < "$work/run.times")
 rss=$(sort -n "$work/run.rss" | tail -1)
 echo "bytes:                          $BYTES"
 echo "redirect to a file (baseline):  ${direct} s"
-echo "shellgate run:                  ${run} s   ($(awk -v a="$run" -v b="$direct" 'BEGIN {printf "%.2f", a / b}')x)"
+echo "shellgate run:                  ${run} s   ($(ratio "$run" "$direct")x)"
 echo "shellgate peak RSS (max):       ${rss} KiB"

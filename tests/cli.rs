@@ -154,32 +154,23 @@ fn usage_errors_exit_64() {
 
 #[test]
 fn pathological_inputs_never_allow() {
-    let huge = format!(
-        "{{\"id\":\"big\",\"command\":\"echo {}\"}}\n",
-        "a".repeat(1 << 20)
-    );
-    let nested = format!(
-        "{{\"id\":\"nest\",\"command\":\"{}\"}}\n",
-        "$(".repeat(10_000)
-    );
-    let nul = "{\"id\":\"nul\",\"command\":\"ls\\u0000; rm -rf ~\"}\n".to_owned();
-    let semis = format!(
-        "{{\"id\":\"semi\",\"command\":\"{}\"}}\n",
-        ";".repeat(100_000)
-    );
-    let ands = format!(
-        "{{\"id\":\"and\",\"command\":\"{}ls\"}}\n",
-        "ls && ".repeat(50_000)
-    );
-    let braces = format!(
-        "{{\"id\":\"brace\",\"command\":\"echo {}\"}}\n",
-        "{a,b}".repeat(5000)
-    );
-    let heredoc = format!(
-        "{{\"id\":\"heredoc\",\"command\":\"cat <<EOF\\n{}EOF\"}}\n",
-        "x\\n".repeat(1_000_000)
-    );
-    let out = batch(format!("{huge}{nested}{nul}{semis}{ands}{braces}{heredoc}").as_bytes());
+    let cases = [
+        ("big", format!("echo {}", "a".repeat(1 << 20))),
+        ("nest", "$(".repeat(10_000)),
+        ("nul", "ls\0; rm -rf ~".to_owned()),
+        ("semi", ";".repeat(100_000)),
+        ("and", format!("{}ls", "ls && ".repeat(50_000))),
+        ("brace", format!("echo {}", "{a,b}".repeat(5000))),
+        (
+            "heredoc",
+            format!("cat <<EOF\n{}EOF", "x\n".repeat(1_000_000)),
+        ),
+    ];
+    let input: String = cases
+        .iter()
+        .map(|(id, command)| serde_json::json!({"id": id, "command": command}).to_string() + "\n")
+        .collect();
+    let out = batch(input.as_bytes());
     let v = lines(&out);
     assert_eq!(v.len(), 7);
     for line in &v {

@@ -34,6 +34,20 @@ pub enum Part {
     Arithmetic(String),
 }
 
+impl Part {
+    /// The part's text: the characters of a literal, the source of anything else.
+    pub fn text(&self) -> &str {
+        match self {
+            Part::Literal(s)
+            | Part::Glob(s)
+            | Part::Tilde(s)
+            | Part::Param(s)
+            | Part::Substitution(s)
+            | Part::Arithmetic(s) => s,
+        }
+    }
+}
+
 /// A shell word: a sequence of parts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Word {
@@ -94,29 +108,10 @@ impl Word {
 
     /// `pattern`, borrowed when the word is one part.
     pub fn pattern_str(&self) -> Cow<'_, str> {
-        if let [
-            Part::Literal(s)
-            | Part::Glob(s)
-            | Part::Tilde(s)
-            | Part::Param(s)
-            | Part::Substitution(s)
-            | Part::Arithmetic(s),
-        ] = self.parts.as_slice()
-        {
-            return Cow::Borrowed(s);
+        if let [part] = self.parts.as_slice() {
+            return Cow::Borrowed(part.text());
         }
-        let mut out = String::new();
-        for part in &self.parts {
-            match part {
-                Part::Literal(s)
-                | Part::Glob(s)
-                | Part::Tilde(s)
-                | Part::Param(s)
-                | Part::Substitution(s)
-                | Part::Arithmetic(s) => out.push_str(s),
-            }
-        }
-        Cow::Owned(out)
+        Cow::Owned(self.parts.iter().map(Part::text).collect())
     }
 
     /// A glob over the word's source text: glob parts are patterns, every other
@@ -126,13 +121,7 @@ impl Word {
         for part in &self.parts {
             match part {
                 Part::Glob(s) => out.push_str(s),
-                Part::Literal(s)
-                | Part::Tilde(s)
-                | Part::Param(s)
-                | Part::Substitution(s)
-                | Part::Arithmetic(s) => {
-                    push_literal_glob(&mut out, s);
-                }
+                other => push_literal_glob(&mut out, other.text()),
             }
         }
         out

@@ -245,9 +245,9 @@ impl Policy {
             .take_while(move |&&(h, _)| h == key)
             .map(|&(_, i)| i)
             .filter(move |&i| {
-                self.rules.get(i).is_some_and(|r| {
-                    matches!(&r.program, ProgramMatcher::Exact(names) if names.iter().any(|n| n == program))
-                })
+                self.rules
+                    .get(i)
+                    .is_some_and(|r| r.matches_program(program))
             });
         exact
             .chain(index.general.iter().copied())
