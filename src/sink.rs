@@ -53,8 +53,12 @@ pub struct SinkOutput {
     pub total_bytes: u64,
     /// Lines seen (a final line without a newline counts).
     pub total_lines: u64,
-    /// The artifact with every byte, when the output outgrew the window.
+    /// The artifact with every byte, when the output outgrew the window or
+    /// was not UTF-8 (the artifact then holds the raw bytes).
     pub artifact: Option<PathBuf>,
+    /// True when `shown` replaced bytes that are not UTF-8 (U+FFFD): the
+    /// artifact holds them as they were.
+    pub lossy: bool,
 }
 
 /// The bounded, spilling sink.
@@ -124,7 +128,8 @@ impl OutputSink {
             path: path.clone(),
             source,
         };
-        let file = File::create(&path).map_err(err)?;
+        crate::exec::files::private_dir(&self.spill_dir).map_err(err)?;
+        let file: File = crate::exec::files::create_private(&path).map_err(err)?;
         let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
         w.write_all(&self.head).map_err(err)?;
         // Keep only the head window in memory from now on.
@@ -184,6 +189,10 @@ impl OutputSink {
     /// # Errors
     /// When the artifact cannot be flushed.
     pub fn finish(mut self) -> Result<SinkOutput, SinkError> {
+        if self.artifact.is_none() && std::str::from_utf8(&self.head).is_err() {
+            // Binary output: keep the raw bytes in an artifact, whatever the size.
+            self.open_artifact()?;
+        }
         let lines = self.newlines + u64::from(self.last.is_some_and(|b| b != b'\n'));
         if let Some((path, mut w)) = self.artifact.take() {
             w.flush().map_err(|source| SinkError::Artifact {
@@ -195,6 +204,7 @@ impl OutputSink {
                 // Spilled from the start (a job) but small: show it whole.
                 let all = std::fs::read(&path).unwrap_or_default();
                 return Ok(SinkOutput {
+                    lossy: std::str::from_utf8(&all).is_err(),
                     shown: String::from_utf8_lossy(&all).into_owned(),
                     truncated: false,
                     head_bytes: all.len(),
@@ -217,6 +227,8 @@ impl OutputSink {
                 String::from_utf8_lossy(tail_shown)
             );
             return Ok(SinkOutput {
+                lossy: std::str::from_utf8(self.head.get(..head_len).unwrap_or_default()).is_err()
+                    || std::str::from_utf8(tail_shown).is_err(),
                 shown,
                 truncated: true,
                 head_bytes: head_len,
@@ -227,6 +239,7 @@ impl OutputSink {
             });
         }
         Ok(SinkOutput {
+            lossy: false,
             shown: String::from_utf8_lossy(&self.head).into_owned(),
             truncated: false,
             head_bytes: self.head.len(),

@@ -6,14 +6,18 @@
 //! bounded output with counts and the artifact path, what the sandbox
 //! enforced. Trusts the verdict; enforces the sandbox regardless of it.
 
+pub mod enforcement;
+pub mod files;
 pub mod jobs;
 pub mod meaning;
 pub mod process;
 pub mod pty;
 pub mod sandbox;
+pub mod seccomp;
+pub mod spec;
 
 use std::path::PathBuf;
-use std::process::Stdio;
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,7 +26,9 @@ use serde::Serialize;
 use crate::sink::{OutputSink, SinkError, SinkOutput};
 use crate::verdict::Approved;
 use process::{Ended, command, supervise, wait_child};
-use sandbox::{Enforcement, Requirement, SandboxSpec, run_restricted};
+pub use enforcement::Enforcement;
+use sandbox::Requirement;
+pub use spec::SandboxSpec;
 
 /// Why a command could not be run.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +46,9 @@ pub enum ExecError {
     /// No PTY could be opened.
     #[error("cannot open a PTY: {0}")]
     Pty(String),
+    /// A job id or job record was refused.
+    #[error("job: {0}")]
+    Job(String),
     /// Reading output failed.
     #[error("i/o: {0}")]
     Io(std::io::Error),
@@ -98,7 +107,7 @@ impl RunOptions {
             pty: false,
             separate_streams: false,
             window: crate::sink::DEFAULT_WINDOW,
-            spill_dir: std::env::temp_dir(),
+            spill_dir: files::artifacts_dir(),
             sandbox: SandboxSpec::for_workspace(workspace, policy),
             requirement,
             artifact: None,
@@ -174,7 +183,7 @@ fn shared(opts: &RunOptions, tag: &str) -> Result<process::Shared, ExecError> {
 
 fn note_pgid(opts: &RunOptions, pgid: i32) {
     if let Some(f) = &opts.pgid_file {
-        let _ = std::fs::write(f, pgid.to_string());
+        jobs::record_pgid(f, pgid);
     }
 }
 
@@ -206,14 +215,7 @@ pub fn run(
     let out = shared(opts, "out")?;
     let mut pty_fallback = None;
     if opts.pty {
-        match pty::run(
-            &text,
-            opts,
-            &opts.sandbox,
-            opts.requirement,
-            out.clone(),
-            &|pgid| note_pgid(opts, pgid),
-        ) {
+        match pty::run(&text, opts, out.clone(), &|pgid| note_pgid(opts, pgid)) {
             Ok((ended, sandbox)) => {
                 return finish(text, program, start, ended, out, None, sandbox, true, None);
             }
@@ -240,12 +242,8 @@ pub fn run(
         ),
     };
     let cmd = command(&text, opts, Stdio::from(out_writer), stderr_stdio);
-    let (spawned, sandbox) = run_restricted(&opts.sandbox, opts.requirement, move || {
-        let mut cmd = cmd;
-        cmd.spawn()
-        // `cmd` drops here, closing the parent's copies of the write ends.
-    })?;
-    let child = spawned.map_err(ExecError::Spawn)?;
+    // `cmd` is dropped inside, closing the parent's copies of the write ends.
+    let (child, sandbox) = spawn(cmd, opts, false)?;
     let pgid = i32::try_from(child.id()).unwrap_or(0);
     note_pgid(opts, pgid);
     let pump_out = process::pump(out_reader, out.clone());
@@ -269,6 +267,27 @@ pub fn run(
         false,
         pty_fallback,
     )
+}
+
+/// Spawns `cmd` in the sandbox `opts` asks for (the restrictions are applied
+/// in the child; see [`sandbox`]); returns the child and what was enforced.
+///
+/// # Errors
+/// [`ExecError`] when the sandbox cannot be prepared or the child refused to
+/// start (a required protection missing, a setup step failed).
+pub fn spawn(mut cmd: Command, opts: &RunOptions, pty: bool) -> Result<(Child, Enforcement), ExecError> {
+    if opts.requirement == Requirement::Off {
+        if pty {
+            sandbox::session_only(&mut cmd);
+        }
+        let child = cmd.spawn().map_err(ExecError::Spawn)?;
+        return Ok((child, Enforcement::disabled()));
+    }
+    let prepared = sandbox::prepare(&opts.sandbox, opts.requirement, &opts.cwd, pty)?;
+    prepared.apply(&mut cmd);
+    let spawned = cmd.spawn();
+    drop(cmd);
+    prepared.finish(spawned)
 }
 
 #[expect(

@@ -11,32 +11,20 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
+use super::spec::ENV_ALLOWED;
 use super::{ExecError, RunOptions};
 use crate::sink::{OutputSink, Sink};
 
-/// Variables removed from the command's environment: they change what bash runs.
-const STRIPPED_ENV: &[&str] = &[
-    "BASH_ENV",
-    "ENV",
-    "PROMPT_COMMAND",
-    "LD_PRELOAD",
-    "LD_AUDIT",
-    "CDPATH",
-    "GLOBIGNORE",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "IFS",
-    "PS4",
-    "BASH_XTRACEFD",
-];
-
-/// The environment a command runs with: the caller's, hardened.
-pub fn hardened_env(pty: bool) -> Vec<(String, String)> {
+/// The environment a command runs with: an allowlist of the caller's
+/// variables ([`ENV_ALLOWED`], `LC_*`, and the policy's `[sandbox] env`
+/// names), then the hardening variables. Everything else — tokens, agent
+/// sockets, `LD_*`, `NODE_OPTIONS` … — is dropped.
+pub fn hardened_env(pty: bool, extra: &[String]) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| {
-            !STRIPPED_ENV.contains(&k.as_str())
-                && !k.starts_with("BASH_FUNC_")
-                && !k.starts_with("GIT_CONFIG")
+            ENV_ALLOWED.contains(&k.as_str())
+                || k.starts_with("LC_")
+                || extra.iter().any(|e| e == k)
         })
         .collect();
     let set: &[(&str, &str)] = &[
@@ -99,11 +87,14 @@ pub fn command(text: &str, opts: &RunOptions, stdout: Stdio, stderr: Stdio) -> C
     cmd.args(["--noprofile", "--norc", "-c", text])
         .current_dir(&opts.cwd)
         .env_clear()
-        .envs(hardened_env(false))
+        .envs(hardened_env(false, &opts.sandbox.env))
         .stdin(Stdio::null())
         .stdout(stdout)
-        .stderr(stderr)
-        .process_group(0);
+        .stderr(stderr);
+    if opts.requirement == super::sandbox::Requirement::Off {
+        // Unsandboxed: still a process group of its own, so the timeout ends it.
+        cmd.process_group(0);
+    }
     cmd
 }
 

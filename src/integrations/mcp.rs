@@ -88,12 +88,35 @@ impl Gate {
         }
     }
 
-    fn args_for(&self, cwd: Option<&str>) -> PolicyArgs {
+    /// The server's workspace: its `--cwd`, else the directory it started in.
+    /// The model's arguments can never move it.
+    fn workspace(&self) -> PathBuf {
+        let w = self.policy.workspace();
+        std::fs::canonicalize(&w).unwrap_or(w)
+    }
+
+    /// Policy options for a tool call whose `cwd` (relative to the workspace)
+    /// must resolve inside the workspace; the resolved directory comes back too.
+    fn args_for(&self, cwd: Option<&str>) -> Result<(PolicyArgs, PathBuf), String> {
+        let workspace = self.workspace();
+        let dir = match cwd {
+            None => workspace.clone(),
+            Some(c) => {
+                let joined = workspace.join(c);
+                let real = std::fs::canonicalize(&joined)
+                    .map_err(|e| format!("cwd `{c}` cannot be used: {e}"))?;
+                if !real.starts_with(&workspace) || !real.is_dir() {
+                    return Err(format!(
+                        "cwd `{c}` is outside the server's workspace `{}`; commands run only inside it (start the server with --cwd to choose another workspace)",
+                        workspace.display()
+                    ));
+                }
+                real
+            }
+        };
         let mut p = (*self.policy).clone();
-        if let Some(c) = cwd {
-            p.cwd = Some(PathBuf::from(c));
-        }
-        p
+        p.cwd = Some(dir.clone());
+        Ok((p, dir))
     }
 
     #[tool(
@@ -104,7 +127,10 @@ impl Gate {
         Parameters(args): Parameters<BashArgs>,
         peer: Peer<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let policy = self.args_for(args.cwd.as_deref());
+        let (policy, dir) = match self.args_for(args.cwd.as_deref()) {
+            Ok(x) => x,
+            Err(e) => return Ok(CallToolResult::error(text(e))),
+        };
         let loaded = match policy.load() {
             Ok(l) => l,
             Err(e) => {
@@ -149,24 +175,22 @@ impl Gate {
         let Some(approved) = approved else {
             return Ok(CallToolResult::error(text(reason)));
         };
-        let workspace = policy.workspace();
+        let workspace = self.workspace();
         let mut opts = RunOptions::for_workspace(
             &workspace,
             loaded.policy.sandbox.as_ref(),
             self.no_sandbox,
             false,
         );
+        opts.cwd = dir;
         opts.timeout = Some(Duration::from_secs_f64(
             args.timeout.filter(|t| *t > 0.0).unwrap_or(120.0),
         ));
         opts.pty = args.pty.unwrap_or(false);
         if args.background.unwrap_or(false) {
-            return Ok(match exec::jobs::create(approved.command(), &opts) {
-                Ok((id, _)) => match spawn_supervisor(&id) {
-                    Ok(()) => CallToolResult::success(text(format!("started job {id}"))),
-                    Err(e) => CallToolResult::error(text(format!("cannot start the job: {e}"))),
-                },
-                Err(e) => CallToolResult::error(text(format!("cannot create the job: {e}"))),
+            return Ok(match exec::jobs::start(approved.command(), &opts) {
+                Ok((id, _)) => CallToolResult::success(text(format!("started job {id}"))),
+                Err(e) => CallToolResult::error(text(format!("cannot start the job: {e}"))),
             });
         }
         let program = RunOptions::reported_program(&verdict);
@@ -210,7 +234,11 @@ impl Gate {
         &self,
         Parameters(args): Parameters<CheckArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let loaded = match self.args_for(args.cwd.as_deref()).load() {
+        let policy = match self.args_for(args.cwd.as_deref()) {
+            Ok((p, _)) => p,
+            Err(e) => return Ok(CallToolResult::error(text(e))),
+        };
+        let loaded = match policy.load() {
             Ok(l) => l,
             Err(e) => {
                 return Ok(CallToolResult::error(text(format!(
@@ -226,7 +254,17 @@ impl Gate {
 
     #[tool(description = "List background jobs.")]
     async fn jobs(&self) -> Result<CallToolResult, ErrorData> {
-        Ok(CallToolResult::success(text(run_self(&["jobs"]))))
+        let lines: Vec<String> = exec::jobs::list()
+            .into_iter()
+            .map(|id| {
+                let state = match exec::jobs::status(&id) {
+                    Some(s) => serde_json::to_string(&s).unwrap_or_default(),
+                    None => "running".into(),
+                };
+                format!("{id}  {state}  {}", exec::jobs::command(&id))
+            })
+            .collect();
+        Ok(CallToolResult::success(text(lines.join("\n"))))
     }
 
     #[tool(description = "Show the end of a background job's output.")]
@@ -234,9 +272,10 @@ impl Gate {
         &self,
         Parameters(args): Parameters<JobArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        Ok(CallToolResult::success(text(run_self(&[
-            "jobs", "output", &args.id,
-        ]))))
+        Ok(match exec::jobs::output(&args.id, 50 * 1024) {
+            Ok(bytes) => CallToolResult::success(text(String::from_utf8_lossy(&bytes))),
+            Err(e) => CallToolResult::error(text(e.to_string())),
+        })
     }
 
     #[tool(description = "End a background job's whole process group.")]
@@ -244,9 +283,10 @@ impl Gate {
         &self,
         Parameters(args): Parameters<JobArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        Ok(CallToolResult::success(text(run_self(&[
-            "jobs", "kill", &args.id,
-        ]))))
+        Ok(match exec::jobs::kill(&args.id) {
+            Ok(k) => CallToolResult::success(text(format!("job {}: {k:?}", args.id))),
+            Err(e) => CallToolResult::error(text(e.to_string())),
+        })
     }
 }
 
@@ -256,31 +296,6 @@ impl ServerHandler for Gate {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_instructions("Run shell commands through `bash`: shellgate judges each one (allow / ask / deny) and runs allowed ones in a sandbox.")
     }
-}
-
-fn run_self(args: &[&str]) -> String {
-    let exe = std::env::current_exe().unwrap_or_else(|_| "shellgate".into());
-    match std::process::Command::new(exe).args(args).output() {
-        Ok(o) => format!(
-            "{}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        ),
-        Err(e) => format!("cannot run shellgate: {e}"),
-    }
-}
-
-fn spawn_supervisor(id: &str) -> std::io::Result<()> {
-    use std::os::unix::process::CommandExt;
-    let exe = std::env::current_exe()?;
-    std::process::Command::new(exe)
-        .args(["jobs", "supervise", id])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map(|_| ())
 }
 
 /// Serves MCP on stdin/stdout until the client goes away.

@@ -120,9 +120,15 @@ pub struct RawSandbox {
     /// Read-write roots.
     #[serde(default)]
     pub read_write: Vec<String>,
-    /// Whether TCP is allowed.
+    /// Whether the network (of any kind) is allowed.
     #[serde(default)]
     pub network: bool,
+    /// Whether named unix sockets may be connected to (off by default).
+    #[serde(default)]
+    pub unix_sockets: bool,
+    /// Environment variable names passed through to the command besides the built-in allowlist.
+    #[serde(default)]
+    pub env: Vec<String>,
     /// Refuse to run unless the kernel enforces every restriction.
     #[serde(default)]
     pub require: bool,
