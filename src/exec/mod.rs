@@ -243,7 +243,7 @@ pub fn run(
     };
     let cmd = command(&text, opts, Stdio::from(out_writer), stderr_stdio);
     // `cmd` is dropped inside, closing the parent's copies of the write ends.
-    let (child, sandbox) = spawn(cmd, opts, false)?;
+    let (child, sandbox) = spawn(cmd, opts, None)?;
     let pgid = i32::try_from(child.id()).unwrap_or(0);
     note_pgid(opts, pgid);
     let pump_out = process::pump(out_reader, out.clone());
@@ -275,9 +275,13 @@ pub fn run(
 /// # Errors
 /// [`ExecError`] when the sandbox cannot be prepared or the child refused to
 /// start (a required protection missing, a setup step failed).
-pub fn spawn(mut cmd: Command, opts: &RunOptions, pty: bool) -> Result<(Child, Enforcement), ExecError> {
+pub fn spawn(
+    mut cmd: Command,
+    opts: &RunOptions,
+    pty: Option<&std::path::Path>,
+) -> Result<(Child, Enforcement), ExecError> {
     if opts.requirement == Requirement::Off {
-        if pty {
+        if pty.is_some() {
             sandbox::session_only(&mut cmd);
         }
         let child = cmd.spawn().map_err(ExecError::Spawn)?;

@@ -32,6 +32,7 @@ pub fn run(
         nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
     )
     .map_err(|e| ExecError::Pty(e.to_string()))?;
+    let slave_path = nix::unistd::ttyname(&pty.slave).map_err(|e| ExecError::Pty(e.to_string()))?;
     let dup = |fd: &std::os::fd::OwnedFd| fd.try_clone().map_err(|e| ExecError::Pty(e.to_string()));
     let mut cmd = Command::new(bash());
     cmd.args(["--noprofile", "--norc", "-c", text])
@@ -41,7 +42,7 @@ pub fn run(
         .stdin(Stdio::from(dup(&pty.slave)?))
         .stdout(Stdio::from(dup(&pty.slave)?))
         .stderr(Stdio::from(pty.slave));
-    let (child, enforcement) = spawn(cmd, opts, true)?;
+    let (child, enforcement) = spawn(cmd, opts, Some(&slave_path))?;
     let pid = i32::try_from(child.id()).unwrap_or(0);
     started(pid);
     let reader = std::fs::File::from(pty.master);

@@ -137,7 +137,7 @@ pub fn prepare(
     spec: &SandboxSpec,
     requirement: Requirement,
     cwd: &Path,
-    pty: bool,
+    pty: Option<&Path>,
 ) -> Result<Prepared, ExecError> {
     let abi = kernel_abi();
     if abi == 0 {
@@ -145,7 +145,7 @@ pub fn prepare(
             "landlock is not available on this kernel (use --no-sandbox to run anyway)".into(),
         ));
     }
-    let ruleset = ruleset(spec, abi_of(abi))?;
+    let ruleset = ruleset(spec, abi_of(abi), pty)?;
     let filters = filters(SocketPolicy {
         network: spec.network,
         unix_sockets: spec.unix_sockets,
@@ -181,7 +181,7 @@ pub fn prepare(
         all_access: AccessFs::from_all(abi_of(abi)).bits(),
         ruleset: Some(ruleset),
         filters,
-        pty,
+        pty: pty.is_some(),
         report: report_w,
         require: match requirement {
             Requirement::Full => required_bits(spec),
@@ -270,7 +270,9 @@ fn explain(e: &io::Error, enforcement: &Enforcement, requirement: Requirement) -
     }
 }
 
-fn ruleset(spec: &SandboxSpec, abi: ABI) -> Result<OwnedFd, ExecError> {
+/// The landlock ruleset: read-only and writable roots, plus the run's own
+/// PTY slave (and no other terminal) in PTY mode.
+fn ruleset(spec: &SandboxSpec, abi: ABI, pty: Option<&Path>) -> Result<OwnedFd, ExecError> {
     let err = |e: landlock::RulesetError| ExecError::Sandbox(e.to_string());
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
@@ -295,6 +297,11 @@ fn ruleset(spec: &SandboxSpec, abi: ABI) -> Result<OwnedFd, ExecError> {
         .add_rules(path_beneath_rules(
             &spec.read_write,
             AccessFs::from_all(abi),
+        ))
+        .map_err(err)?
+        .add_rules(path_beneath_rules(
+            pty.into_iter(),
+            AccessFs::from_file(abi),
         ))
         .map_err(err)?;
     Option::<OwnedFd>::from(created)
@@ -679,6 +686,11 @@ fn mount_setup(plan: &ChildPlan) -> io::Result<u32> {
         if plan.proc_rule {
             add_rule(plan, c"/proc", plan.read_access)?;
         }
+    }
+    if plan.pty {
+        // The run's own PTY lives on the host's devpts (granted alone by
+        // landlock); a private instance would hide it from `tty`.
+        return Ok(achieved | bits::DEVPTS);
     }
     if mount(
         c"devpts".as_ptr(),
