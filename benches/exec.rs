@@ -7,15 +7,10 @@
 mod spawns;
 use spawns::true_cmd;
 
-use shellgate::exec::sandbox::{Requirement, SandboxSpec, run_restricted};
 use shellgate::sink::{OutputSink, Sink};
 
 fn main() {
     divan::main();
-}
-
-fn spec() -> SandboxSpec {
-    SandboxSpec::for_workspace(&std::env::temp_dir(), None)
 }
 
 /// Baseline: spawn and wait with `std::process::Command`.
@@ -24,22 +19,18 @@ fn spawn_plain() {
     true_cmd().status().expect("spawn");
 }
 
-/// Spawn from the landlock-restricted spawner thread (the thread is set up once, outside the timing).
+/// Spawn in the sandbox: namespaces, landlock and seccomp applied in the child.
 #[divan::bench(sample_count = 200)]
 fn spawn_sandboxed(b: divan::Bencher<'_, '_>) {
-    let spec = spec();
-    run_restricted(&spec, Requirement::Some, || ()).expect("landlock");
-    b.bench(|| {
-        let (status, _) =
-            run_restricted(&spec, Requirement::Some, || true_cmd().status()).expect("sandbox");
-        status.expect("spawn");
-    });
+    let opts = spawns::sandboxed_opts();
+    b.bench(|| spawns::sandboxed(&opts));
 }
 
-/// Spawn on a fresh PTY (openpty, spawn, wait).
+/// Spawn in the sandbox on a fresh PTY (openpty, spawn, wait).
 #[divan::bench(sample_count = 100)]
-fn spawn_pty() {
-    spawns::on_pty();
+fn spawn_pty(b: divan::Bencher<'_, '_>) {
+    let opts = spawns::sandboxed_opts();
+    b.bench(|| spawns::on_pty(&opts));
 }
 
 const MIB: usize = 1 << 20;
@@ -48,7 +39,7 @@ const MIB: usize = 1 << 20;
 #[divan::bench(sample_count = 20)]
 fn sink_ingest_spill(b: divan::Bencher<'_, '_>) {
     let chunk = vec![b'x'; 64 * 1024];
-    let dir = std::env::temp_dir();
+    let dir = std::env::temp_dir().join(format!("sg-bench-{}", std::process::id()));
     b.counter(divan::counter::BytesCount::new(64 * MIB))
         .bench(|| {
             let mut s =
@@ -60,31 +51,12 @@ fn sink_ingest_spill(b: divan::Bencher<'_, '_>) {
         });
 }
 
-/// Control for `spawn_sandboxed`: the same hand-off to a long-lived thread, without landlock.
-#[divan::bench(sample_count = 200)]
-fn spawn_via_thread(b: divan::Bencher<'_, '_>) {
-    type Job = Box<dyn FnOnce() + Send>;
-    let (tx, rx) = std::sync::mpsc::channel::<Job>();
-    std::thread::spawn(move || {
-        for job in rx {
-            job();
-        }
-    });
-    b.bench(|| {
-        let (done_tx, done_rx) = std::sync::mpsc::channel();
-        tx.send(Box::new(move || {
-            let _ = done_tx.send(true_cmd().status());
-        }))
-        .expect("send");
-        done_rx.recv().expect("recv").expect("spawn");
-    });
-}
-
 /// 64 MiB in 64 KiB chunks through the default window, spilling to tmpfs (`/dev/shm`): the sink's own cost.
 #[divan::bench(sample_count = 20)]
 fn sink_ingest_tmpfs(b: divan::Bencher<'_, '_>) {
     let chunk = vec![b'x'; 64 * 1024];
-    let dir = std::path::Path::new("/dev/shm");
+    let dir = std::path::Path::new("/dev/shm").join(format!("sg-bench-{}", std::process::id()));
+    let dir = dir.as_path();
     b.counter(divan::counter::BytesCount::new(64 * MIB))
         .bench(|| {
             let mut s = OutputSink::new(shellgate::sink::DEFAULT_WINDOW, dir, "sg-bench-shm.out");

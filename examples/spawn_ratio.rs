@@ -13,7 +13,6 @@
 
 use std::time::Instant;
 
-use shellgate::exec::sandbox::{Requirement, SandboxSpec, run_restricted};
 
 #[path = "../benches/common/spawns.rs"]
 mod spawns;
@@ -40,42 +39,27 @@ fn main() {
     let rounds: usize = std::env::args()
         .nth(1)
         .map_or(300, |n| n.parse().expect("rounds"));
-    let spec = SandboxSpec::for_workspace(&std::env::temp_dir(), None);
-    let sandboxed = run_restricted(&spec, Requirement::Some, || ()).is_ok();
-    if !sandboxed {
-        eprintln!("landlock unavailable: the sandboxed column is missing");
-    }
-    let sandbox = move || {
-        let (status, _) =
-            run_restricted(&spec, Requirement::Some, || true_cmd().status()).expect("sandbox");
-        status.expect("spawn");
-    };
-    // Control: the same hand-off to a long-lived thread, without landlock.
-    type Job = Box<dyn FnOnce() + Send>;
-    let (tx, rx) = std::sync::mpsc::channel::<Job>();
-    std::thread::spawn(move || {
-        for job in rx {
-            job();
-        }
-    });
-    let via_thread = move || {
-        let (done_tx, done_rx) = std::sync::mpsc::channel();
-        tx.send(Box::new(move || {
-            let _ = done_tx.send(true_cmd().status());
-        }))
-        .expect("send");
-        done_rx.recv().expect("recv").expect("spawn");
-    };
+    let opts = spawns::sandboxed_opts();
+    let sandbox_opts = opts.clone();
+    let pty_opts = opts.clone();
     let ways: Vec<Way> = vec![
         ("plain std::process::Command (baseline)", Box::new(plain)),
-        ("via a long-lived thread (control)", Box::new(via_thread)),
-        ("landlock-restricted spawner thread", Box::new(sandbox)),
-        ("fresh PTY (portable-pty)", Box::new(spawns::on_pty)),
+        (
+            "sandboxed (namespaces+landlock+seccomp in the child)",
+            Box::new(move || spawns::sandboxed(&sandbox_opts)),
+        ),
+        (
+            "sandboxed on a fresh PTY",
+            Box::new(move || spawns::on_pty(&pty_opts)),
+        ),
     ];
-    let ways: Vec<_> = ways
-        .into_iter()
-        .filter(|(name, _)| sandboxed || !name.starts_with("landlock"))
-        .collect();
+    let (mut child, enforced) = {
+        let mut c = std::process::Command::new("/bin/true");
+        c.stdin(std::process::Stdio::null());
+        shellgate::exec::spawn(c, &opts, None).expect("sandbox")
+    };
+    child.wait().expect("wait");
+    println!("sandbox: {} (missing: {:?})", enforced.status, enforced.missing);
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); ways.len()];
     for round in 0..rounds + 10 {
         for (i, (_, f)) in ways.iter().enumerate() {

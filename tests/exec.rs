@@ -306,7 +306,7 @@ fn denied_and_unapproved_commands_do_not_run() {
 #[test]
 fn background_jobs_run_list_and_die() {
     let ws = scratch("jobs");
-    let jobs = scratch("jobs-dir");
+    let jobs = scratch("jobs-dir").join("jobs");
     let sg = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_shellgate"))
             .env("SHELLGATE_JOBS_DIR", &jobs)

@@ -63,6 +63,15 @@ pub fn private_dir(dir: &Path) -> io::Result<()> {
             )));
         }
         if m.mode() & 0o077 != 0 {
+            // Our own state directory (made by an older version): tighten it.
+            // Anything else open to others is refused, never changed.
+            if !d.starts_with(state_dir()) {
+                return Err(io::Error::other(format!(
+                    "`{}` is open to other users (mode {:o}); shellgate keeps its files only in private directories",
+                    d.display(),
+                    m.mode() & 0o777
+                )));
+            }
             std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700))?;
         }
         Ok(())

@@ -108,6 +108,7 @@ pub struct Prepared {
 /// Everything the child needs, built before the fork.
 struct ChildPlan {
     unshare: c_int,
+    netns: Option<RawFd>,
     user_ns: bool,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
@@ -117,6 +118,7 @@ struct ChildPlan {
     hidden_dirs: Vec<CString>,
     proc_rule: bool,
     pts_rule: bool,
+    shm_rule: bool,
     cwd: CString,
     ruleset: Option<OwnedFd>,
     read_access: u64,
@@ -146,7 +148,7 @@ pub fn prepare(
         ));
     }
     let ruleset = ruleset(spec, abi_of(abi), pty)?;
-    let filters = filters(SocketPolicy {
+    let filters = cached_filters(SocketPolicy {
         network: spec.network,
         unix_sockets: spec.unix_sockets,
     })?;
@@ -156,7 +158,15 @@ pub fn prepare(
     let gid = nix::unistd::getegid().as_raw();
     let user_ns = uid != 0;
     let mut unshare = libc::CLONE_NEWNS | libc::CLONE_NEWPID;
-    if !spec.network {
+    // An empty network namespace: one shared by this process's runs when we
+    // may make it (root; making one costs more than the rest of a spawn), a
+    // new one per run otherwise. Nothing in it is configured, not even `lo`.
+    let netns = if spec.network || user_ns {
+        None
+    } else {
+        shared_empty_netns()
+    };
+    if !spec.network && netns.is_none() {
         unshare |= libc::CLONE_NEWNET;
     }
     if user_ns {
@@ -171,6 +181,7 @@ pub fn prepare(
     let granted_rw = |p: &str| spec.read_write.iter().any(|r| r == Path::new(p));
     let plan = ChildPlan {
         unshare,
+        netns,
         user_ns,
         uid_map: format!("{uid} {uid} 1\n").into_bytes(),
         gid_map: format!("{gid} {gid} 1\n").into_bytes(),
@@ -180,6 +191,7 @@ pub fn prepare(
         hidden_dirs: mount_points(&hidden_dirs),
         proc_rule: spec.read_only.iter().any(|r| r == Path::new("/proc")),
         pts_rule: granted_rw("/dev/ptmx"),
+        shm_rule: granted_rw("/dev/shm"),
         cwd: c_path(cwd)?,
         read_access: AccessFs::from_read(abi_of(abi)).bits(),
         all_access: AccessFs::from_all(abi_of(abi)).bits(),
@@ -199,6 +211,48 @@ pub fn prepare(
         network_off: !spec.network,
         requirement,
     })
+}
+
+/// The seccomp programs for a socket policy, compiled once per process.
+fn cached_filters(policy: SocketPolicy) -> Result<Vec<BpfProgram>, ExecError> {
+    type Cache = std::sync::Mutex<Vec<(SocketPolicy, Vec<BpfProgram>)>>;
+    static CACHE: Cache = std::sync::Mutex::new(Vec::new());
+    let mut cache = CACHE
+        .lock()
+        .map_err(|_| ExecError::Sandbox("seccomp cache poisoned".into()))?;
+    if let Some((_, f)) = cache.iter().find(|(p, _)| *p == policy) {
+        return Ok(f.clone());
+    }
+    let f = filters(policy)?;
+    cache.push((policy, f.clone()));
+    Ok(f)
+}
+
+/// An empty network namespace made once by a short-lived thread (which
+/// alone enters it), kept open for the life of the process.
+fn shared_empty_netns() -> Option<RawFd> {
+    static NS: std::sync::OnceLock<Option<OwnedFd>> = std::sync::OnceLock::new();
+    NS.get_or_init(|| {
+        std::thread::spawn(|| {
+            // SAFETY: unshare(CLONE_NEWNET) moves only this thread; open
+            // returns a new descriptor we own.
+            unsafe {
+                if libc::unshare(libc::CLONE_NEWNET) != 0 {
+                    return None;
+                }
+                let fd = libc::open(
+                    c"/proc/thread-self/ns/net".as_ptr(),
+                    libc::O_RDONLY | libc::O_CLOEXEC,
+                );
+                (fd >= 0).then(|| OwnedFd::from_raw_fd(fd))
+            }
+        })
+        .join()
+        .ok()
+        .flatten()
+    })
+    .as_ref()
+    .map(AsRawFd::as_raw_fd)
 }
 
 /// The bits a `full` run needs.
@@ -484,6 +538,12 @@ fn child_setup(plan: &ChildPlan) -> io::Result<()> {
         if plan.unshare & libc::CLONE_NEWNET != 0 {
             report |= bits::NET_NS;
         }
+        // SAFETY: setns on a namespace descriptor kept open by the parent.
+        if let Some(fd) = plan.netns
+            && unsafe { libc::setns(fd, libc::CLONE_NEWNET) } == 0
+        {
+            report |= bits::NET_NS;
+        }
         let blocked = forwarded_set();
         mask(libc::SIG_BLOCK, &blocked);
         let (status_r, status_w) = raw_pipe()?;
@@ -608,10 +668,15 @@ struct MountAttr {
 }
 
 const MOUNT_ATTR_RDONLY: u64 = 1;
+const MOUNT_ATTR_NOSUID: u64 = 2;
 
 fn set_readonly(path: &std::ffi::CStr, readonly: bool) -> c_int {
     let attr = MountAttr {
-        attr_set: if readonly { MOUNT_ATTR_RDONLY } else { 0 },
+        attr_set: if readonly {
+            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+        } else {
+            0
+        },
         attr_clr: if readonly { 0 } else { MOUNT_ATTR_RDONLY },
         propagation: 0,
         userns_fd: 0,
@@ -676,6 +741,20 @@ fn mount_setup(plan: &ChildPlan) -> io::Result<u32> {
         achieved |= bits::MOUNT_NS;
     }
     let nosuid = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    if plan.shm_rule
+        && mount(
+            c"tmpfs".as_ptr(),
+            c"/dev/shm".as_ptr(),
+            c"tmpfs".as_ptr(),
+            nosuid,
+            c"mode=1777,size=50%".as_ptr(),
+            Step::MountPrivate,
+        )
+        .is_ok()
+    {
+        // A private /dev/shm: the host's shared memory is out of reach.
+        add_rule(plan, c"/dev/shm", plan.all_access)?;
+    }
     if mount(
         c"proc".as_ptr(),
         c"/proc".as_ptr(),
@@ -869,6 +948,13 @@ fn command_side(plan: &ChildPlan, mut report: u32, own_session: bool) -> io::Res
         }
         if drop_capabilities() {
             report |= bits::CAPS;
+        }
+        // Descriptors the caller left open (a file outside the roots, a
+        // connected socket) must not reach the command: every one above
+        // stderr closes on exec.
+        const CLOSE_RANGE_CLOEXEC: u32 = 4;
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) != 0 {
+            return Err(Step::Capabilities.last());
         }
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut none);

@@ -6,8 +6,11 @@
 //! `setns`, `clone` with a namespace flag), `io_uring` (it creates sockets and
 //! opens files without the system calls filtered here), the kernel keyring,
 //! `bpf`, `perf_event_open`, module and `kexec` loading, `open_by_handle_at`.
-//! `clone3` answers `ENOSYS`, so libc falls back to `clone`, whose flags a
-//! filter can read. On x86-64, x32 system calls are refused as a whole.
+//! `clone3` and `openat2` answer `ENOSYS`, so libc falls back to `clone` and
+//! `openat`, whose arguments a filter can read. Setuid and setgid mode bits
+//! (`chmod`, `open` with `O_CREAT` …) and `mknod` are refused: a file made in
+//! the sandbox must not run with privileges later. On x86-64, x32 system
+//! calls are refused as a whole.
 //!
 //! With the network off: `socket()` of any family but `AF_UNIX` (every
 //! protocol of `AF_INET`/`AF_INET6` — MPTCP and raw included — netlink,
@@ -114,6 +117,26 @@ pub fn filters(policy: SocketPolicy) -> Result<Vec<BpfProgram>, ExecError> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     rules.insert(libc::SYS_clone, clone);
+    // No setuid or setgid bits: a file made here must not run with its
+    // owner's privileges later, outside the sandbox.
+    let set_id = |arg: u8| -> Result<Vec<SeccompRule>, ExecError> {
+        [libc::S_ISUID, libc::S_ISGID]
+            .iter()
+            .map(|bit| {
+                let b = u64::from(*bit);
+                rule(vec![cond(arg, Len::Dword, Op::MaskedEq(b), b)?])
+            })
+            .collect()
+    };
+    rules.insert(libc::SYS_chmod, set_id(1)?);
+    rules.insert(libc::SYS_fchmod, set_id(1)?);
+    rules.insert(libc::SYS_fchmodat, set_id(2)?);
+    rules.insert(libc::SYS_fchmodat2, set_id(2)?);
+    rules.insert(libc::SYS_creat, set_id(1)?);
+    rules.insert(libc::SYS_open, set_id(2)?);
+    rules.insert(libc::SYS_openat, set_id(3)?);
+    rules.insert(libc::SYS_mknod, Vec::new());
+    rules.insert(libc::SYS_mknodat, Vec::new());
     if !policy.network {
         rules.insert(
             libc::SYS_socket,
@@ -142,8 +165,11 @@ pub fn filters(policy: SocketPolicy) -> Result<Vec<BpfProgram>, ExecError> {
         .map_err(seccomp_err)?
         .try_into()
         .map_err(seccomp_err)?;
+    // `clone3` and `openat2` pass structures a filter cannot read: ENOSYS
+    // makes libc fall back to `clone` and `openat`.
     let mut clone3 = BTreeMap::new();
     clone3.insert(libc::SYS_clone3, Vec::new());
+    clone3.insert(libc::SYS_openat2, Vec::new());
     let enosys = SeccompAction::Errno(libc::ENOSYS.unsigned_abs());
     let clone3: BpfProgram = SeccompFilter::new(clone3, SeccompAction::Allow, enosys, arch()?)
         .map_err(seccomp_err)?

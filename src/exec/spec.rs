@@ -90,6 +90,7 @@ pub const DEFAULT_READ_WRITE: &[&str] = &[
 pub const PROTECTED: &[&str] = &[
     ".git/hooks",
     ".git/config",
+    ".git/commondir",
     ".git/info",
     ".gitmodules",
     ".envrc",
@@ -111,6 +112,8 @@ pub const PROTECTED: &[&str] = &[
     "~/.config/fish",
     "~/.cargo/bin",
     "~/.cargo/env",
+    "~/.cargo/registry/src",
+    "~/.cargo/git/checkouts",
     "~/.cargo/config",
     "~/.cargo/config.toml",
     "~/.npmrc",
@@ -139,6 +142,14 @@ pub const HIDDEN: &[&str] = &[
     "~/.netrc",
     "~/.git-credentials",
     "~/.pypirc",
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/ssl/private",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/root",
 ];
 
 /// Environment names every run keeps (when the caller has them).
@@ -175,6 +186,7 @@ impl SandboxSpec {
             .iter()
             .filter_map(|p| expand(p))
             .filter(|p| p.exists() && is_under_any(p, &read_only, &read_write))
+            .filter(|p| !read_write.iter().chain(&read_only).any(|r| r.starts_with(p)))
             .collect();
         if is_under_any(&state, &read_only, &read_write) && state.exists() {
             hidden.push(state);

@@ -51,7 +51,10 @@ pub fn find_project_policy(workspace: &Path) -> Option<PathBuf> {
     let in_repo = start.ancestors().any(|d| d.join(".git").exists());
     for dir in start.ancestors() {
         let candidate = dir.join(".shellgate.toml");
-        if candidate.is_file() {
+        // A symlink is found too (and then refused by the loader, which never
+        // follows one for a project file): a sandboxed command could point it
+        // at any file shellgate can read and have its contents echoed back.
+        if candidate.symlink_metadata().is_ok() {
             return Some(candidate);
         }
         if !in_repo || dir.join(".git").exists() {

@@ -506,10 +506,25 @@ fn compile_rule(
 /// # Errors
 /// [`PolicyError::Io`] when it cannot be read, else as [`load_str`].
 pub fn load_file(path: &std::path::Path, layer: &str) -> Result<Policy, PolicyError> {
-    let text = std::fs::read_to_string(path).map_err(|e| PolicyError::Io {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let io = |e: std::io::Error| PolicyError::Io {
         path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+        message: if e.raw_os_error() == Some(libc::ELOOP) {
+            "a project policy file must not be a symlink".to_owned()
+        } else {
+            e.to_string()
+        },
+    };
+    // A project file sits in a directory commands may write: never follow a link there.
+    let nofollow = if layer == "project" { libc::O_NOFOLLOW } else { 0 };
+    let mut text = String::new();
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nofollow)
+        .open(path)
+        .and_then(|mut f| f.read_to_string(&mut text))
+        .map_err(io)?;
     load_str(&text, &path.display().to_string(), layer)
 }
 
