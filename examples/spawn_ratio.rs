@@ -13,7 +13,6 @@
 
 use std::time::Instant;
 
-
 #[path = "../benches/common/spawns.rs"]
 mod spawns;
 use spawns::true_cmd;
@@ -59,7 +58,10 @@ fn main() {
         shellgate::exec::spawn(c, &opts, None).expect("sandbox")
     };
     child.wait().expect("wait");
-    println!("sandbox: {} (missing: {:?})", enforced.status, enforced.missing);
+    println!(
+        "sandbox: {} (missing: {:?})",
+        enforced.status, enforced.missing
+    );
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); ways.len()];
     for round in 0..rounds + 10 {
         for (i, (_, f)) in ways.iter().enumerate() {

@@ -317,7 +317,8 @@ mod tests {
             std::process::id(),
             chunks.len() + window
         ));
-        std::fs::create_dir_all(&dir).unwrap();
+        // Made by the sink itself, private (an existing directory open to others is refused).
+        let _ = std::fs::remove_dir_all(&dir);
         let mut s = OutputSink::new(window, &dir, "out");
         for c in chunks {
             s.write(c).unwrap();

@@ -141,10 +141,18 @@ fn processes_outside_the_run_are_out_of_reach() {
     let alive = victim.try_wait().unwrap().is_none();
     let _ = victim.kill();
     let _ = victim.wait();
-    assert!(alive, "the command killed a process outside the run: {}", r.shown());
+    assert!(
+        alive,
+        "the command killed a process outside the run: {}",
+        r.shown()
+    );
     assert!(!r.shown().contains("ptrace=0"), "{}", r.shown());
     assert!(!r.shown().contains("ENVIRON-READ"), "{}", r.shown());
-    assert!(r.json["run"]["exit_code"].is_number(), "shellgate itself must survive: {:?}", r.status);
+    assert!(
+        r.json["run"]["exit_code"].is_number(),
+        "shellgate itself must survive: {:?}",
+        r.status
+    );
 }
 
 /// 2. A new session: no controlling terminal, `/dev/tty` unusable, TIOCSTI refused (also on its own PTY).
@@ -155,9 +163,15 @@ fn the_callers_terminal_is_out_of_reach() {
     };
     let ws = workspace("tty");
     let sti = "python3 -c 'import fcntl,termios,sys\ntry:\n fcntl.ioctl(0, termios.TIOCSTI, b\"x\"); print(\"STI-OK\")\nexcept OSError as e: print(\"STI-refused\", e.errno)'";
-    let r = run(&ws, &format!("echo hi > /dev/tty && echo TTY-OK; ls /dev/pts; {sti}"));
+    let r = run(
+        &ws,
+        &format!("echo hi > /dev/tty && echo TTY-OK; ls /dev/pts; {sti}"),
+    );
     let shown = r.shown();
-    assert!(!shown.contains("TTY-OK") && !shown.contains("STI-OK"), "{shown}");
+    assert!(
+        !shown.contains("TTY-OK") && !shown.contains("STI-OK"),
+        "{shown}"
+    );
     let p = run_with(&ws, &fixture("allow-all.toml"), &["--pty"], &[], sti);
     assert!(p.shown().contains("STI-refused"), "{}", p.shown());
 }
@@ -235,7 +249,11 @@ fn the_environment_is_an_allowlist() {
     let policy = ws.join("env.toml");
     std::fs::write(&policy, "extends = \"none\"\ndefault = \"allow\"\n[sandbox]\nread_only = [\"/usr\", \"/bin\", \"/lib\", \"/lib64\", \"/etc\"]\nread_write = [\"{workspace}\"]\nenv = [\"GITHUB_TOKEN\"]\n").unwrap();
     let r = run_with(&ws, policy.to_str().unwrap(), &[], &secrets, "env");
-    assert!(r.shown().contains("GITHUB_TOKEN=ghp_secret"), "{}", r.shown());
+    assert!(
+        r.shown().contains("GITHUB_TOKEN=ghp_secret"),
+        "{}",
+        r.shown()
+    );
 }
 
 /// 5. Read-only inside the writable roots; credentials hidden; no metadata changes outside.
@@ -253,7 +271,8 @@ fn code_that_runs_later_stays_read_only() {
     std::fs::write(home.join(".cargo/env"), "# env\n").unwrap();
     std::fs::write(home.join(".cargo/credentials.toml"), "token = \"SECRET\"\n").unwrap();
     std::fs::write(ws.join(".envrc"), "").unwrap();
-    let outside = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sandbox-outside-{}", std::process::id()));
+    let outside = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("sandbox-outside-{}", std::process::id()));
     std::fs::write(&outside, "x").unwrap();
     let policy = ws.join("p.toml");
     std::fs::write(
@@ -268,13 +287,25 @@ fn code_that_runs_later_stays_read_only() {
         h = home.display(),
         o = outside.display()
     );
-    let r = run_with(&ws, policy.to_str().unwrap(), &[], &[("HOME", home.to_str().unwrap())], &cmd);
+    let r = run_with(
+        &ws,
+        policy.to_str().unwrap(),
+        &[],
+        &[("HOME", home.to_str().unwrap())],
+        &cmd,
+    );
     let shown = r.shown();
     assert!(shown.contains("done"), "{shown}");
     assert!(!ws.join(".git/hooks/pre-commit").exists(), "{shown}");
-    assert_eq!(std::fs::read_to_string(ws.join(".git/config")).unwrap(), "[core]\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
     assert_eq!(std::fs::read_to_string(ws.join(".envrc")).unwrap(), "");
-    assert_eq!(std::fs::read_to_string(home.join(".cargo/env")).unwrap(), "# env\n");
+    assert_eq!(
+        std::fs::read_to_string(home.join(".cargo/env")).unwrap(),
+        "# env\n"
+    );
     assert!(!home.join(".cargo/bin/cargo-evil").exists());
     assert!(!shown.contains("SECRET"), "credentials read: {shown}");
     use std::os::unix::fs::PermissionsExt;
@@ -302,16 +333,28 @@ fn nothing_outlives_the_run() {
         return;
     }
     let ws = workspace("outlive");
-    let r = run(&ws, "setsid sleep 4242.25 & (sleep 4242.5 &) ; nohup setsid sleep 4242.75 >/dev/null 2>&1 & echo started");
+    let r = run(
+        &ws,
+        "setsid sleep 4242.25 & (sleep 4242.5 &) ; nohup setsid sleep 4242.75 >/dev/null 2>&1 & echo started",
+    );
     assert!(r.shown().contains("started"), "{}", r.shown());
     std::thread::sleep(Duration::from_millis(300));
     for m in ["sleep 4242.25", "sleep 4242.5", "sleep 4242.75"] {
         assert!(!leftover(m), "`{m}` outlived the run");
     }
-    let r = run_with(&ws, &fixture("allow-all.toml"), &["--timeout", "1"], &[], "setsid sleep 4343.25 & trap : TERM; sleep 4343.5");
+    let r = run_with(
+        &ws,
+        &fixture("allow-all.toml"),
+        &["--timeout", "1"],
+        &[],
+        "setsid sleep 4343.25 & trap : TERM; sleep 4343.5",
+    );
     assert_eq!(r.json["run"]["timed_out"], true, "{}", r.json);
     std::thread::sleep(Duration::from_millis(300));
-    assert!(!leftover("sleep 4343.25") && !leftover("sleep 4343.5"), "outlived the timeout");
+    assert!(
+        !leftover("sleep 4343.25") && !leftover("sleep 4343.5"),
+        "outlived the timeout"
+    );
 }
 
 /// 7. shellgate's own files: private, never through a planted symlink; job ids are not paths.
@@ -322,16 +365,33 @@ fn shellgates_own_files_are_private() {
     };
     let ws = workspace("files");
     let r = run(&ws, "head -c 200000 /dev/zero | tr '\\0' a");
-    let artifact = PathBuf::from(r.json["run"]["output"]["artifact"].as_str().expect("spilled"));
-    assert!(artifact.starts_with(ws.join("state")), "{}", artifact.display());
+    let artifact = PathBuf::from(
+        r.json["run"]["output"]["artifact"]
+            .as_str()
+            .expect("spilled"),
+    );
+    assert!(
+        artifact.starts_with(ws.join("state")),
+        "{}",
+        artifact.display()
+    );
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(&artifact).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(&artifact).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     let dir = artifact.parent().unwrap();
-    assert_eq!(std::fs::metadata(dir).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(
+        std::fs::metadata(dir).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
     for bad in ["../../etc/passwd", "/etc/passwd", "1-1/../../x", "abc"] {
         let out = sg(&ws).args(["jobs", "output", bad]).output().unwrap();
         assert!(!out.status.success(), "{bad}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("not a job id"), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("not a job id"),
+            "{bad}"
+        );
     }
 }
 
@@ -343,7 +403,14 @@ fn background_jobs_run_what_was_judged() {
     };
     let ws = workspace("job");
     let out = sg(&ws)
-        .args(["run", "--background", "--no-default", "--policy", &fixture("allow-all.toml"), "--cwd"])
+        .args([
+            "run",
+            "--background",
+            "--no-default",
+            "--policy",
+            &fixture("allow-all.toml"),
+            "--cwd",
+        ])
         .arg(&ws)
         .args(["--", "sleep 1; echo judged"])
         .output()
@@ -360,16 +427,25 @@ fn background_jobs_run_what_was_judged() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let output = std::fs::read_to_string(dir.join("output")).unwrap_or_default();
-    assert!(output.contains("judged") && !output.contains("TAMPERED"), "{output}");
+    assert!(
+        output.contains("judged") && !output.contains("TAMPERED"),
+        "{output}"
+    );
     let status = std::fs::read_to_string(dir.join("status.json")).unwrap();
-    assert!(status.contains("\"sandbox\":\"full\"") || status.contains("\"sandbox\":\"partial\""), "{status}");
+    assert!(
+        status.contains("\"sandbox\":\"full\"") || status.contains("\"sandbox\":\"partial\""),
+        "{status}"
+    );
     // Plant a pgid of a live process: a finished job signals nothing.
     let mut victim = Command::new("sleep").arg("30").spawn().unwrap();
     let _ = std::fs::remove_file(dir.join("pgid"));
     std::fs::write(dir.join("pgid"), format!("{} 0", victim.id())).unwrap();
     let k = sg(&ws).args(["jobs", "kill", &id]).output().unwrap();
     assert!(String::from_utf8_lossy(&k.stdout).contains("already finished"));
-    assert!(victim.try_wait().unwrap().is_none(), "a finished job signalled a process");
+    assert!(
+        victim.try_wait().unwrap().is_none(),
+        "a finished job signalled a process"
+    );
     let _ = victim.kill();
     let _ = victim.wait();
 }
@@ -384,7 +460,9 @@ fn binary_output_is_kept_raw() {
     let r = run(&ws, "printf 'a\\377\\376b\\000c'");
     let out = &r.json["run"]["output"];
     assert_eq!(out["lossy"], true, "{out}");
-    let artifact = out["artifact"].as_str().expect("an artifact for binary output");
+    let artifact = out["artifact"]
+        .as_str()
+        .expect("an artifact for binary output");
     assert_eq!(std::fs::read(artifact).unwrap(), b"a\xff\xfeb\x00c");
 }
 
@@ -400,16 +478,34 @@ fn enforcement_is_reported_truthfully() {
     let sb = &r.json["run"]["sandbox"];
     assert_eq!(sb["status"], "partial", "{sb}");
     let missing = sb["missing"].to_string();
-    assert!(missing.contains("mount namespace") && missing.contains("PID namespace"), "{missing}");
-    let r = run_with(&ws, &fixture("allow-all.toml"), &["--require-sandbox"], &env, "echo ran");
+    assert!(
+        missing.contains("mount namespace") && missing.contains("PID namespace"),
+        "{missing}"
+    );
+    let r = run_with(
+        &ws,
+        &fixture("allow-all.toml"),
+        &["--require-sandbox"],
+        &env,
+        "echo ran",
+    );
     assert_ne!(r.status, Some(0));
     assert!(!r.shown().contains("ran"));
     assert!(r.stderr.contains("mount namespace"), "{}", r.stderr);
     if s["status"] == "full" {
-        let r = run_with(&ws, &fixture("allow-all.toml"), &["--require-sandbox"], &[], "echo ran");
+        let r = run_with(
+            &ws,
+            &fixture("allow-all.toml"),
+            &["--require-sandbox"],
+            &[],
+            "echo ran",
+        );
         assert!(r.shown().contains("ran"), "{}", r.stderr);
     } else {
-        eprintln!("NOTE enforcement_is_reported_truthfully: this kernel is not full: {}", s["missing"]);
+        eprintln!(
+            "NOTE enforcement_is_reported_truthfully: this kernel is not full: {}",
+            s["missing"]
+        );
     }
 }
 
@@ -422,7 +518,13 @@ fn mcp_cwd_stays_inside_the_workspace() {
     let ws = workspace("mcp");
     std::fs::create_dir_all(ws.join("sub")).unwrap();
     let mut child = sg(&ws)
-        .args(["mcp", "--no-default", "--policy", &fixture("allow-all.toml"), "--cwd"])
+        .args([
+            "mcp",
+            "--no-default",
+            "--policy",
+            &fixture("allow-all.toml"),
+            "--cwd",
+        ])
         .arg(&ws)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -432,15 +534,22 @@ fn mcp_cwd_stays_inside_the_workspace() {
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut send = |v: serde_json::Value| writeln!(stdin, "{v}").unwrap();
-    send(serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}));
+    send(
+        serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}),
+    );
     let _ = lines.next();
     send(serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
     let mut call = |id: u64, cwd: &str| -> String {
-        send(serde_json::json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"bash","arguments":{"command":"pwd; touch made-here","cwd":cwd}}}));
+        send(
+            serde_json::json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"bash","arguments":{"command":"pwd; touch made-here","cwd":cwd}}}),
+        );
         lines.next().unwrap().unwrap()
     };
     let outside = call(2, "/");
-    assert!(outside.contains("outside the server's workspace"), "{outside}");
+    assert!(
+        outside.contains("outside the server's workspace"),
+        "{outside}"
+    );
     let up = call(3, "..");
     assert!(up.contains("outside the server's workspace"), "{up}");
     let inside = call(4, "sub");

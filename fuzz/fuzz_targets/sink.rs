@@ -8,7 +8,7 @@ use shellgate::sink::{OutputSink, Sink};
 fuzz_target!(|data: &[u8]| {
     let Some((&window, rest)) = data.split_first() else { return };
     let Some((&cut, input)) = rest.split_first() else { return };
-    let dir = std::env::temp_dir();
+    let dir = std::env::temp_dir().join(format!("sg-fuzz-sink-{}", std::process::id()));
     let name = format!("sg-fuzz-sink-{}", std::process::id());
     let mut sink = OutputSink::new(usize::from(window) * 4 + 8, &dir, &name);
     let step = usize::from(cut).max(1);

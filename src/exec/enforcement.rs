@@ -116,7 +116,10 @@ impl Enforcement {
                 e.missing.push(what.to_owned());
             }
         };
-        need(landlock, "landlock file-system restriction (the kernel has no landlock)");
+        need(
+            landlock,
+            "landlock file-system restriction (the kernel has no landlock)",
+        );
         need(
             !landlock || abi >= 3,
             "landlock truncate right (needs landlock ABI 3, Linux 6.2)",
@@ -135,7 +138,10 @@ impl Enforcement {
             !landlock || abi >= 6,
             "landlock scoping of abstract unix sockets and signals (needs landlock ABI 6, Linux 6.12)",
         );
-        need(has(bits::SECCOMP), "seccomp filters (refused by the kernel)");
+        need(
+            has(bits::SECCOMP),
+            "seccomp filters (refused by the kernel)",
+        );
         need(has(bits::SESSION), "a new session (setsid failed)");
         need(
             has(bits::MOUNT_NS),

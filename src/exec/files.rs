@@ -157,7 +157,17 @@ mod tests {
     #[test]
     fn job_ids_are_digits_only() {
         assert!(valid_job_id("1732280000000-4242"));
-        for bad in ["", "..", "../x", "/etc/passwd", "1-2-3", "1-", "-1", "a-1", "1 -2"] {
+        for bad in [
+            "",
+            "..",
+            "../x",
+            "/etc/passwd",
+            "1-2-3",
+            "1-",
+            "-1",
+            "a-1",
+            "1 -2",
+        ] {
             assert!(!valid_job_id(bad), "{bad:?}");
         }
     }

@@ -169,8 +169,8 @@ pub fn start(command: &str, opts: &RunOptions) -> Result<(String, PathBuf), Exec
         .create(&dir)
         .map_err(ExecError::Io)?;
     write_private(&dir.join("command"), command.as_bytes()).map_err(ExecError::Io)?;
-    let spec = serde_json::to_vec(&JobSpec::new(command, opts))
-        .map_err(|e| ExecError::Io(e.into()))?;
+    let spec =
+        serde_json::to_vec(&JobSpec::new(command, opts)).map_err(|e| ExecError::Io(e.into()))?;
     let exe = std::env::current_exe().map_err(ExecError::Io)?;
     let mut child = std::process::Command::new(exe)
         .args(["jobs", "supervise", &id])

@@ -25,8 +25,8 @@ use serde::Serialize;
 
 use crate::sink::{OutputSink, SinkError, SinkOutput};
 use crate::verdict::Approved;
-use process::{Ended, command, supervise, wait_child};
 pub use enforcement::Enforcement;
+use process::{Ended, command, supervise, wait_child};
 use sandbox::Requirement;
 pub use spec::SandboxSpec;
 

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use nix::pty::{Winsize, openpty};
 
+use super::enforcement::Enforcement;
 use super::process::{Ended, Shared, bash, hardened_env, pump, supervise, wait_child};
 use super::{ExecError, RunOptions, spawn};
-use super::enforcement::Enforcement;
 
 /// Runs `text` on a new PTY. `Err(ExecError::Pty)` means no PTY could be opened
 /// (the caller falls back to pipes).

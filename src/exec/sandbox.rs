@@ -357,10 +357,7 @@ fn ruleset(spec: &SandboxSpec, abi: ABI, pty: Option<&Path>) -> Result<OwnedFd, 
             AccessFs::from_all(abi),
         ))
         .map_err(err)?
-        .add_rules(path_beneath_rules(
-            pty.into_iter(),
-            AccessFs::from_file(abi),
-        ))
+        .add_rules(path_beneath_rules(pty, AccessFs::from_file(abi)))
         .map_err(err)?;
     Option::<OwnedFd>::from(created)
         .ok_or_else(|| ExecError::Sandbox("landlock gave no ruleset".into()))
@@ -538,11 +535,11 @@ fn child_setup(plan: &ChildPlan) -> io::Result<()> {
         if plan.unshare & libc::CLONE_NEWNET != 0 {
             report |= bits::NET_NS;
         }
-        // SAFETY: setns on a namespace descriptor kept open by the parent.
-        if let Some(fd) = plan.netns
-            && unsafe { libc::setns(fd, libc::CLONE_NEWNET) } == 0
-        {
-            report |= bits::NET_NS;
+        if let Some(fd) = plan.netns {
+            // SAFETY: setns on a namespace descriptor kept open by the parent.
+            if unsafe { libc::setns(fd, libc::CLONE_NEWNET) } == 0 {
+                report |= bits::NET_NS;
+            }
         }
         let blocked = forwarded_set();
         mask(libc::SIG_BLOCK, &blocked);
@@ -711,10 +708,24 @@ fn mount_setup(plan: &ChildPlan) -> io::Result<u32> {
         mount(p.as_ptr(), p.as_ptr(), null, bind, null, Step::BindWritable)?;
     }
     for p in &plan.protected {
-        mount(p.as_ptr(), p.as_ptr(), null, bind, null, Step::BindProtected)?;
+        mount(
+            p.as_ptr(),
+            p.as_ptr(),
+            null,
+            bind,
+            null,
+            Step::BindProtected,
+        )?;
     }
     for p in &plan.hidden_files {
-        mount(c"/dev/null".as_ptr(), p.as_ptr(), null, libc::MS_BIND, null, Step::Hide)?;
+        mount(
+            c"/dev/null".as_ptr(),
+            p.as_ptr(),
+            null,
+            libc::MS_BIND,
+            null,
+            Step::Hide,
+        )?;
     }
     for p in &plan.hidden_dirs {
         mount(
@@ -733,7 +744,12 @@ fn mount_setup(plan: &ChildPlan) -> io::Result<u32> {
                 return Err(Step::Writable.last());
             }
         }
-        for p in plan.protected.iter().chain(&plan.hidden_files).chain(&plan.hidden_dirs) {
+        for p in plan
+            .protected
+            .iter()
+            .chain(&plan.hidden_files)
+            .chain(&plan.hidden_dirs)
+        {
             if set_readonly(p, true) != 0 {
                 return Err(Step::Protect.last());
             }
@@ -989,7 +1005,13 @@ fn drop_capabilities() -> bool {
     // SAFETY: prctl calls with integer arguments.
     unsafe {
         let secure = libc::prctl(libc::PR_SET_SECUREBITS, SECBITS, 0, 0, 0) == 0;
-        libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
         let mut dropped = true;
         for cap in 0..64 {
             if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {

@@ -186,7 +186,12 @@ impl SandboxSpec {
             .iter()
             .filter_map(|p| expand(p))
             .filter(|p| p.exists() && is_under_any(p, &read_only, &read_write))
-            .filter(|p| !read_write.iter().chain(&read_only).any(|r| r.starts_with(p)))
+            .filter(|p| {
+                !read_write
+                    .iter()
+                    .chain(&read_only)
+                    .any(|r| r.starts_with(p))
+            })
             .collect();
         if is_under_any(&state, &read_only, &read_write) && state.exists() {
             hidden.push(state);
@@ -277,7 +282,10 @@ mod tests {
         let p = protected_paths(std::slice::from_ref(&ws), None);
         assert!(p.contains(&ws.join(".git/hooks")), "{p:?}");
         assert!(p.contains(&ws.join(".git/config")), "{p:?}");
-        assert!(!p.contains(&ws.join(".envrc")), "missing paths are not listed");
+        assert!(
+            !p.contains(&ws.join(".envrc")),
+            "missing paths are not listed"
+        );
         let _ = std::fs::remove_dir_all(&ws);
     }
 }

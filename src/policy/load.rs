@@ -517,7 +517,11 @@ pub fn load_file(path: &std::path::Path, layer: &str) -> Result<Policy, PolicyEr
         },
     };
     // A project file sits in a directory commands may write: never follow a link there.
-    let nofollow = if layer == "project" { libc::O_NOFOLLOW } else { 0 };
+    let nofollow = if layer == "project" {
+        libc::O_NOFOLLOW
+    } else {
+        0
+    };
     let mut text = String::new();
     std::fs::OpenOptions::new()
         .read(true)
