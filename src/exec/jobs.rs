@@ -14,6 +14,7 @@
 //! the one recorded (a reused process-group id is left alone).
 
 use std::io::{Read, Write};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -187,8 +188,6 @@ pub fn start(command: &str, opts: &RunOptions) -> Result<(String, PathBuf), Exec
     std::thread::spawn(move || child.wait());
     Ok((id, dir))
 }
-
-use std::os::unix::fs::DirBuilderExt;
 
 /// The supervisor: reads the spec from stdin, runs it, records the status.
 ///

@@ -26,7 +26,7 @@ use serde::Serialize;
 use crate::sink::{OutputSink, SinkError, SinkOutput};
 use crate::verdict::Approved;
 pub use enforcement::Enforcement;
-use process::{Ended, command, supervise, wait_child};
+use process::{Ended, Stdios, command, supervise, wait_child};
 use sandbox::Requirement;
 pub use spec::SandboxSpec;
 
@@ -241,7 +241,13 @@ pub fn run(
             None,
         ),
     };
-    let cmd = command(&text, opts, Stdio::from(out_writer), stderr_stdio);
+    let stdio = Stdios {
+        stdin: Stdio::null(),
+        stdout: Stdio::from(out_writer),
+        stderr: stderr_stdio,
+        pty: false,
+    };
+    let cmd = command(&text, opts, stdio);
     // `cmd` is dropped inside, closing the parent's copies of the write ends.
     let (child, sandbox) = spawn(cmd, opts, None)?;
     let pgid = i32::try_from(child.id()).unwrap_or(0);

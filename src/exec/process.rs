@@ -81,21 +81,35 @@ pub struct Ended {
 /// process outside the group keeps the pipe open).
 pub type Shared = Arc<Mutex<Option<OutputSink>>>;
 
-/// Builds the bash command for `text` (not yet spawned).
-pub fn command(text: &str, opts: &RunOptions, stdout: Stdio, stderr: Stdio) -> Command {
+/// Builds the bash command for `text` (not yet spawned): pipes with stdin
+/// `/dev/null`, or, with `pty`, the PTY slave on all three descriptors.
+pub fn command(text: &str, opts: &RunOptions, stdio: Stdios) -> Command {
     let mut cmd = Command::new(bash());
     cmd.args(["--noprofile", "--norc", "-c", text])
         .current_dir(&opts.cwd)
         .env_clear()
-        .envs(hardened_env(false, &opts.sandbox.env))
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr);
-    if opts.requirement == super::sandbox::Requirement::Off {
-        // Unsandboxed: still a process group of its own, so the timeout ends it.
+        .envs(hardened_env(stdio.pty, &opts.sandbox.env))
+        .stdin(stdio.stdin)
+        .stdout(stdio.stdout)
+        .stderr(stdio.stderr);
+    if !stdio.pty && opts.requirement == super::sandbox::Requirement::Off {
+        // Unsandboxed: still a process group of its own, so the timeout ends it
+        // (a sandboxed or PTY child makes its own session instead).
         cmd.process_group(0);
     }
     cmd
+}
+
+/// The command's standard descriptors, and whether they are a PTY.
+pub struct Stdios {
+    /// Standard input.
+    pub stdin: Stdio,
+    /// Standard output.
+    pub stdout: Stdio,
+    /// Standard error.
+    pub stderr: Stdio,
+    /// The three are a PTY slave.
+    pub pty: bool,
 }
 
 /// Copies a pipe into a shared sink until EOF.

@@ -3,13 +3,13 @@
 //! the same sink. The parent's copies of the slave are closed after spawning,
 //! or the reader would never see the end.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use nix::pty::{Winsize, openpty};
 
 use super::enforcement::Enforcement;
-use super::process::{Ended, Shared, bash, hardened_env, pump, supervise, wait_child};
+use super::process::{Ended, Shared, Stdios, command, pump, supervise, wait_child};
 use super::{ExecError, RunOptions, spawn};
 
 /// Runs `text` on a new PTY. `Err(ExecError::Pty)` means no PTY could be opened
@@ -34,14 +34,13 @@ pub fn run(
     .map_err(|e| ExecError::Pty(e.to_string()))?;
     let slave_path = nix::unistd::ttyname(&pty.slave).map_err(|e| ExecError::Pty(e.to_string()))?;
     let dup = |fd: &std::os::fd::OwnedFd| fd.try_clone().map_err(|e| ExecError::Pty(e.to_string()));
-    let mut cmd = Command::new(bash());
-    cmd.args(["--noprofile", "--norc", "-c", text])
-        .current_dir(&opts.cwd)
-        .env_clear()
-        .envs(hardened_env(true, &opts.sandbox.env))
-        .stdin(Stdio::from(dup(&pty.slave)?))
-        .stdout(Stdio::from(dup(&pty.slave)?))
-        .stderr(Stdio::from(pty.slave));
+    let stdio = Stdios {
+        stdin: Stdio::from(dup(&pty.slave)?),
+        stdout: Stdio::from(dup(&pty.slave)?),
+        stderr: Stdio::from(pty.slave),
+        pty: true,
+    };
+    let cmd = command(text, opts, stdio);
     let (child, enforcement) = spawn(cmd, opts, Some(&slave_path))?;
     let pid = i32::try_from(child.id()).unwrap_or(0);
     started(pid);
